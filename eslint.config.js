@@ -27,11 +27,14 @@ export default defineConfig(
     rules: {
       // `_name` parameters fill a fixed signature; `{ field: _field, ...rest }` drops a field from a copy.
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', ignoreRestSiblings: true }],
-      // Ports, adapters, fakes and handlers implement Promise-returning signatures with `async` so a throw is a rejection; dropping `async` would change that.
+      // Ports, adapters, fakes and handlers implement Promise-returning signatures with `async` so a throw is a
+      // rejection; dropping `async` would change that.
       '@typescript-eslint/require-await': 'off',
-      // TypeScript finds a custom JSX factory's element types only in a declared `h.JSX` namespace (shared/web/html.ts).
+      // TypeScript finds a custom JSX factory's element types only in a declared `h.JSX` namespace
+      // (shared/web/html.ts).
       '@typescript-eslint/no-namespace': ['error', { allowDeclarations: true }],
-      // As only-throw-error does by default: forwarding a caught error or an AbortSignal's reason (typed unknown/any) is not a new non-Error rejection.
+      // As only-throw-error does by default: forwarding a caught error or an AbortSignal's reason (typed unknown/any)
+      // is not a new non-Error rejection.
       '@typescript-eslint/prefer-promise-reject-errors': [
         'error',
         { allowThrowingAny: true, allowThrowingUnknown: true },
@@ -78,9 +81,10 @@ export default defineConfig(
     },
   },
   {
-    // Surface modules (hooks, public pages, HTTP, authentication, MCP, dashboard pages, Lambda handlers) call repository functions in
-    // domain terms, never a Store method with DynamoDB expressions. The listed modules are the persistence of
-    // one item each (hook receipts, welcome links, a session's idle touch, tool-server and dashboard sessions, passkeys) and keep their Store calls.
+    // Surface modules (hooks, public pages, HTTP, authentication, MCP, dashboard pages, Lambda handlers) call
+    // repository functions in domain terms, never a Store method with DynamoDB expressions. The listed modules are the
+    // persistence of one item each (hook receipts, welcome links, a session's idle touch, tool-server and dashboard
+    // sessions, passkeys) and keep their Store calls.
     files: [
       'shared/hooks/**/*.{ts,tsx}',
       'shared/public-pages/**/*.{ts,tsx}',
@@ -128,7 +132,8 @@ export default defineConfig(
   },
   {
     files: ['test/**/*.{ts,tsx}'],
-    // Tests assert on untyped JSON (response bodies, documents, fake Stripe form params) and vitest's `expect.any`, all `any`: typing each would add casts, not checks.
+    // Tests assert on untyped JSON (response bodies, documents, fake Stripe form params) and vitest's `expect.any`, all
+    // `any`: typing each would add casts, not checks.
     rules: {
       '@typescript-eslint/no-explicit-any': 'off',
       '@typescript-eslint/no-unsafe-argument': 'off',

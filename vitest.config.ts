@@ -42,7 +42,10 @@ const LONGEST_FILES = [
   'test/integration/stripe-connect-account.test.ts',
 ];
 
-/** Vitest's order (earlier failures and durations first when it has them, else larger files first), {@link LONGEST_FILES} ahead of it. */
+/**
+ * Vitest's order (earlier failures and durations first when it has them, else larger files first), {@link
+ * LONGEST_FILES} ahead of it.
+ */
 class LongestFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const rank = (file: TestSpecification) => {

@@ -1,11 +1,11 @@
 /**
  * Benchmark 3: replay-dead of 10,000 dead deliveries as a job (DESIGN D7, D25): the time to the `202`
- * (`createReplayJob`: the job, its `matched` count and its first batch message) and the time until the
- * job has replayed everything (its batch messages run one after another, as the background worker does). The dead
- * deliveries are seeded straight into fresh tables with BatchWriteItem, in exactly the shapes that
- * `shared/domain/webhook-deliveries/dead-letter.ts` leaves after the 72-hour dead-letter timer (`markDead`): the delivery
- * row in the main table and its copy in the dead-letter table. The runtime is built by hand; its queue
- * only counts messages.
+ * (`createReplayJob`: the job, its `matched` count and its first batch message) and the time until the job has replayed
+ * everything (its batch messages run one after another, as the background worker does). The dead deliveries are seeded
+ * straight into fresh tables with BatchWriteItem, in exactly the shapes that
+ * `shared/domain/webhook-deliveries/dead-letter.ts` leaves after the 72-hour dead-letter timer (`markDead`): the
+ * delivery row in the main table and its copy in the dead-letter table. The runtime is built by hand; its queue only
+ * counts messages.
  *
  * @module
  */

@@ -69,7 +69,10 @@ export interface MeasureCallsOptions {
   aimMaxRequests?: number;
   /** Performs call number `index` (warm-up calls first, with negative indexes). */
   call: (index: number) => Promise<CallOutcome>;
-  /** Runs after each call, outside its latency and the loop's time (the held pipeline's work, counted as the call's background). */
+  /**
+   * Runs after each call, outside its latency and the loop's time (the held pipeline's work, counted as the call's
+   * background).
+   */
   afterCall?: () => Promise<void>;
 }
 

@@ -152,9 +152,9 @@ const figures = createResultsRecorder();
 const out = (text: string) => figures.print(text);
 
 /**
- * Labels the local service's own background reads: the sweeper's pending-deliveries query, its outbox
- * relay query, its running-replays query and the deadline worker's shard queries (the relay woken after a commit is labelled
- * through its async context instead).
+ * Labels the local service's own background reads: the sweeper's pending-deliveries query, its outbox relay query, its
+ * running-replays query and the deadline worker's shard queries (the relay woken after a commit is labelled through its
+ * async context instead).
  */
 function classifyServiceBackground(commandName: string, input: unknown): string | null {
   if (commandName !== 'QueryCommand' || !input || typeof input !== 'object') return null;
@@ -307,7 +307,10 @@ function printHookRefusals(series: HookRefusalSeries[]): void {
   );
 }
 
-/** The operation of a command or request description: `GetItemCommand` / `Get SUBSCRIPTION` → `Get`, `TransactWrite[...]` → `TransactWrite`. */
+/**
+ * The operation of a command or request description: `GetItemCommand` / `Get SUBSCRIPTION` → `Get`,
+ * `TransactWrite[...]` → `TransactWrite`.
+ */
 function operationOf(name: string): string {
   return name
     .replace(/Command$/, '')

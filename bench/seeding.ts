@@ -101,7 +101,10 @@ export async function batchWrite(store: Store, puts: readonly RecordedPut[], con
 /** Placeholders of a counter increment of 1 in the repositories' update expressions. */
 const INCREMENT_PLACEHOLDERS = [':one', ':delta'] as const;
 
-/** The value placeholders of an unconditional update's `ADD` clause when every one holds a number (counters such as the metrics'), else null. */
+/**
+ * The value placeholders of an unconditional update's `ADD` clause when every one holds a number (counters such as the
+ * metrics'), else null.
+ */
 function addedPlaceholders(update: RecordedUpdate): string[] | null {
   const clause = update.condition ? null : /(?:^|\s)ADD (.+)$/.exec(update.expression)?.[1];
   const placeholders = clause?.split(',').map((part) => part.trim().split(/\s+/)[1]);

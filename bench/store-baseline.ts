@@ -1,8 +1,8 @@
 /**
- * The store's own figures, measured in the same run as the service's: the latency of one raw GetItem and one raw conditional UpdateItem (the
- * baseline of each call's overhead ratio), and DynamoDB Local's write ceiling — concurrent conditional
- * UpdateItems on distinct items, the request mix of transitions and deliveries — straight through the
- * store adapter, with no service code around it.
+ * The store's own figures, measured in the same run as the service's: the latency of one raw GetItem and one raw
+ * conditional UpdateItem (the baseline of each call's overhead ratio), and DynamoDB Local's write ceiling — concurrent
+ * conditional UpdateItems on distinct items, the request mix of transitions and deliveries — straight through the store
+ * adapter, with no service code around it.
  *
  * Bench items live under their own partition keys (`BENCH#...`), which no service code reads.
  *

@@ -50,7 +50,10 @@ import {
 
 const DAY_MS = 86_400_000;
 
-/** A principal of `teamId` holding every ability (domain calls for seeding; `tokenId` names a real token where its owner matters). */
+/**
+ * A principal of `teamId` holding every ability (domain calls for seeding; `tokenId` names a real token where its owner
+ * matters).
+ */
 function fullPrincipal(teamId: string, tokenId: string): Principal {
   return { tokenId, teamId, abilities: new Set(ABILITY_VALUES), projectIds: null };
 }

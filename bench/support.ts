@@ -307,7 +307,10 @@ function keyKind(value: string): string {
   );
 }
 
-/** The kind of an item key (`{ pk, sk }`): the sort key's kind, or the partition key's when the sort key names none (rate counters). */
+/**
+ * The kind of an item key (`{ pk, sk }`): the sort key's kind, or the partition key's when the sort key names none
+ * (rate counters).
+ */
 function itemKind(key: unknown): string {
   const record = (key ?? {}) as Record<string, unknown>;
   const sortKey = stringValue(record.sk);
@@ -395,7 +398,10 @@ export function isAuthentication(description: string): boolean {
   return kindsOf(description).every((kind) => AUTHENTICATION_KINDS.includes(kind));
 }
 
-/** `described` counts as one line, most frequent first: `Get SUBSCRIPTION ×1000; ...`, each divided by `per` (e.g. per call). */
+/**
+ * `described` counts as one line, most frequent first: `Get SUBSCRIPTION ×1000; ...`, each divided by `per` (e.g. per
+ * call).
+ */
 export function formatDescribed(described: Record<string, number>, per = 1): string {
   return Object.entries(described)
     .sort((a, b) => b[1] - a[1])

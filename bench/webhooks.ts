@@ -382,7 +382,10 @@ export const PIPELINE_LABEL = 'outbox relay, fan-out and dispatch';
 /** Endpoints per team at most (DESIGN D8: the 50-endpoint cap); more endpoints take more teams. */
 const ENDPOINTS_PER_TEAM = 50;
 
-/** Creates a team on the `business` tier (no tier limit below the D8 cap; set without events, as tests do) and one token of it holding every ability. */
+/**
+ * Creates a team on the `business` tier (no tier limit below the D8 cap; set without events, as tests do) and one token
+ * of it holding every ability.
+ */
 async function createBenchTeam(service: LocalService, name: string): Promise<{ teamId: string; bearer: string }> {
   const team = await createTeam(service.store, systemClock, { name });
   await service.store.update({
@@ -544,7 +547,9 @@ async function startSilentReceiver(
 
 /** Figures of the noisy-neighbour case. */
 export interface NoisyNeighbourResult {
-  /** Team A: endpoints of the dead receiver, deliveries queued to them, requests the dead receiver held when B started. */
+  /**
+   * Team A: endpoints of the dead receiver, deliveries queued to them, requests the dead receiver held when B started.
+   */
   deadEndpoints: number;
   deadDeliveries: number;
   heldWhenBStarted: number;

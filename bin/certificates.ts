@@ -1,7 +1,7 @@
 /**
- * Dev-only test and local certificates (DESIGN §3; D9: trusted through `WEBHOOK_EXTRA_CA_FILE`, never by skipping verification), built by
- * `selfsigned` (RSA 2048, SHA-256), all PEM (private keys PKCS#8). Used by the example receiver, tests and benchmarks, never by the service:
- * no revocation, no key protection, no audit.
+ * Dev-only test and local certificates (DESIGN §3; D9: trusted through `WEBHOOK_EXTRA_CA_FILE`, never by skipping
+ * verification), built by `selfsigned` (RSA 2048, SHA-256), all PEM (private keys PKCS#8). Used by the example
+ * receiver, tests and benchmarks, never by the service: no revocation, no key protection, no audit.
  */
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { isIP } from 'node:net';
@@ -97,7 +97,8 @@ export interface IssueServerCertificateOptions {
 }
 
 /**
- * Issues a TLS server certificate signed by `ca` (serverAuth, SANs from `hostnames`/`ipAddresses`); serve the leaf alone, clients trust `ca.certPem`.
+ * Issues a TLS server certificate signed by `ca` (serverAuth, SANs from `hostnames`/`ipAddresses`); serve the leaf
+ * alone, clients trust `ca.certPem`.
  * @throws Error when no host or IP is given, an IP is invalid, or the dates are inverted.
  */
 export async function issueServerCertificate(

@@ -1,7 +1,8 @@
 /**
- * Operator CLI (DESIGN §5; commands in USAGE, `member sign-in-link` is D21): JSON on stdout only; on failure a problem document on stderr
- * and exit 1 (2 for a usage error); `--help` prints the usage and exits 0. Store: DYNAMODB_ENDPOINT (default http://127.0.0.1:$DYNAMODB_LOCAL_PORT,
- * 8000), TABLE_NAME, DEAD_LETTER_TABLE_NAME; when it is unreachable or has no tables, the problem asks whether `npm start` is running.
+ * Operator CLI (DESIGN §5; commands in USAGE, `member sign-in-link` is D21): JSON on stdout only; on failure a problem
+ * document on stderr and exit 1 (2 for a usage error); `--help` prints the usage and exits 0. Store: DYNAMODB_ENDPOINT
+ * (default http://127.0.0.1:$DYNAMODB_LOCAL_PORT, 8000), TABLE_NAME, DEAD_LETTER_TABLE_NAME; when it is unreachable or
+ * has no tables, the problem asks whether `npm start` is running.
  */
 import { parseArgs } from 'node:util';
 import { randomUUID } from 'node:crypto';
@@ -59,7 +60,10 @@ function theStore(): Store {
   return store;
 }
 
-/** The unit-of-work runtime of the CLI: the store, the system clock, no outbox relay to wake (the sweeper or the stream finds the events). */
+/**
+ * The unit-of-work runtime of the CLI: the store, the system clock, no outbox relay to wake (the sweeper or the stream
+ * finds the events).
+ */
 function billingRuntime(): UnitOfWorkRuntime {
   return { store: theStore(), clock: systemClock, eventsCommitted: () => undefined };
 }

@@ -1,7 +1,8 @@
 /**
- * `npm start`: the whole service locally (DESIGN §5). Env: PORT (3000), HOST (127.0.0.1), DYNAMODB_ENDPOINT (unset: DynamoDB Local on
- * DYNAMODB_LOCAL_PORT, 8000), DATA_DIR, TIME_SCALE (≥ 1), DEMO_HISTORY=0, WEBHOOK_EXTRA_CA_FILE, WEBHOOK_ALLOW_PRIVATE_TARGETS=1. SIGINT, SIGTERM,
- * SIGHUP stop everything. With DATA_DIR the demo token is kept in DATA_DIR/demo-token (0600) and reprinted while it still works.
+ * `npm start`: the whole service locally (DESIGN §5). Env: PORT (3000), HOST (127.0.0.1), DYNAMODB_ENDPOINT (unset:
+ * DynamoDB Local on DYNAMODB_LOCAL_PORT, 8000), DATA_DIR, TIME_SCALE (≥ 1), DEMO_HISTORY=0, WEBHOOK_EXTRA_CA_FILE,
+ * WEBHOOK_ALLOW_PRIVATE_TARGETS=1. SIGINT, SIGTERM, SIGHUP stop everything. With DATA_DIR the demo token is kept in
+ * DATA_DIR/demo-token (0600) and reprinted while it still works.
  */
 import { localServiceOptionsFromEnvironment, startLocalService, type LocalService } from '../shared/local/service.js';
 

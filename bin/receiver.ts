@@ -1,8 +1,10 @@
 /**
- * Example webhook receiver (`npm run receiver`): HTTPS on 127.0.0.1:`--port` (RECEIVER_PORT, 4443) `/webhooks`; CA and server certificate in `.receiver/`
- * (re-issued when missing, expired or not signed by `ca.pem`). Verifies per interface "Webhook trust" (constant-time v1/v0 signature, 300 s window,
- * header/body match, ids de-duplicated 24 h): 200 verified or duplicate (dropped), else 400; stdout `{ verified, id, type, project_id, reason? }` per
- * request. `--register <base_url> [--events a,b]` registers it with the token in SERVICE_TOKEN (or `--token`). Deliveries need `WEBHOOK_EXTRA_CA_FILE=<abs>/.receiver/ca.pem WEBHOOK_ALLOW_PRIVATE_TARGETS=1` (D9).
+ * Example webhook receiver (`npm run receiver`): HTTPS on 127.0.0.1:`--port` (RECEIVER_PORT, 4443) `/webhooks`; CA and
+ * server certificate in `.receiver/` (re-issued when missing, expired or not signed by `ca.pem`). Verifies per
+ * interface "Webhook trust" (constant-time v1/v0 signature, 300 s window, header/body match, ids de-duplicated 24 h):
+ * 200 verified or duplicate (dropped), else 400; stdout `{ verified, id, type, project_id, reason? }` per request.
+ * `--register <base_url> [--events a,b]` registers it with the token in SERVICE_TOKEN (or `--token`). Deliveries need
+ * `WEBHOOK_EXTRA_CA_FILE=<abs>/.receiver/ca.pem WEBHOOK_ALLOW_PRIVATE_TARGETS=1` (D9).
  */
 import { randomUUID, X509Certificate } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';

@@ -1,4 +1,7 @@
-/** Dispatcher Lambda: SQS delivery messages → signed HTTPS POSTs (partial batch failures); traced, delivery metrics flushed per invocation. */
+/**
+ * Dispatcher Lambda: SQS delivery messages → signed HTTPS POSTs (partial batch failures); traced, delivery metrics
+ * flushed per invocation.
+ */
 import { awsDispatcherRuntime, dispatcherMetrics } from '../shared/aws/dispatcher-runtime.js';
 import { publishingMetrics } from '../shared/aws/metrics.js';
 import { createDispatcherHandler } from '../shared/aws/pipeline-handlers.js';

@@ -11,10 +11,16 @@ import { RouteStack } from './route-stack.js';
 /** The period every alarm of the service evaluates (one datapoint of this length breaches an alarm). */
 export const ALARM_PERIOD = Duration.minutes(5);
 
-/** Lambda `Errors` (failed invocations, a count per {@link ALARM_PERIOD}) at or above which a function's error alarm fires. */
+/**
+ * Lambda `Errors` (failed invocations, a count per {@link ALARM_PERIOD}) at or above which a function's error alarm
+ * fires.
+ */
 export const FUNCTION_ERRORS_THRESHOLD = 1;
 
-/** Lambda `Throttles` (throttled invocation requests, a count per {@link ALARM_PERIOD}) at or above which a function's throttle alarm fires. */
+/**
+ * Lambda `Throttles` (throttled invocation requests, a count per {@link ALARM_PERIOD}) at or above which a function's
+ * throttle alarm fires.
+ */
 export const FUNCTION_THROTTLES_THRESHOLD = 1;
 
 /**

@@ -34,10 +34,12 @@ export function createMembershipApp(options: MembershipAppOptions = {}): { app: 
   const stack = new MembershipServiceStack(app, stackName, {
     description: 'Membership service: REST API, MCP tool server and signed webhooks',
     scheduleGroupName: app.node.tryGetContext('scheduleGroupName') as string | undefined,
-    // Alarm notifications (DESIGN D23): `cdk deploy -c alarmEmail=ops@example.com` or `-c alarmTopicArn=arn:aws:sns:...`.
+    // Alarm notifications (DESIGN D23): `cdk deploy -c alarmEmail=ops@example.com` or `-c
+    // alarmTopicArn=arn:aws:sns:...`.
     alarmEmail: app.node.tryGetContext('alarmEmail') as string | undefined,
     alarmTopicArn: app.node.tryGetContext('alarmTopicArn') as string | undefined,
-    // The operator's billing webhook signing secret (DESIGN D20): `-c billingWebhookSecretArn=arn:aws:secretsmanager:...` uses an existing secret.
+    // The operator's billing webhook signing secret (DESIGN D20): `-c
+    // billingWebhookSecretArn=arn:aws:secretsmanager:...` uses an existing secret.
     billingWebhookSecretArn: app.node.tryGetContext('billingWebhookSecretArn') as string | undefined,
     operations: options.operations,
     bundler: options.bundler,

@@ -25,8 +25,9 @@ export interface BillingWebhookSecretProps {
 }
 
 /**
- * Secret holding the operator's billing webhook signing secret (DESIGN D20; D16: never in env or template): a generated placeholder (the hook refuses
- * every event until `put-secret-value`) or `existingSecretArn`. Readers get the ARN, never the value. Throws at synth on an incomplete ARN, never echoing it.
+ * Secret holding the operator's billing webhook signing secret (DESIGN D20; D16: never in env or template): a generated
+ * placeholder (the hook refuses every event until `put-secret-value`) or `existingSecretArn`. Readers get the ARN,
+ * never the value. Throws at synth on an incomplete ARN, never echoing it.
  */
 export class BillingWebhookSecret extends Construct {
   /** The secret (created or imported). */

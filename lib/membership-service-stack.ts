@@ -34,8 +34,9 @@ export interface MembershipServiceStackProps extends StackProps, AlarmNotificati
 }
 
 /**
- * The whole service (DESIGN §1, §2): both tables, the MCP API, webhook pipeline, deadline worker, alarms (D23); REST routes live in nested stacks,
- * one per object module. Outputs: `RestApiUrl`, `McpUrl`, `DashboardUrl`, `TableName`, `BillingWebhookSecretArn` (operator puts the `whsec_...` there).
+ * The whole service (DESIGN §1, §2): both tables, the MCP API, webhook pipeline, deadline worker, alarms (D23); REST
+ * routes live in nested stacks, one per object module. Outputs: `RestApiUrl`, `McpUrl`, `DashboardUrl`, `TableName`,
+ * `BillingWebhookSecretArn` (operator puts the `whsec_...` there).
  */
 export class MembershipServiceStack extends Stack {
   /** The functions' bundles (one esbuild run per entry). */

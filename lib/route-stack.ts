@@ -71,8 +71,8 @@ export function tableActions(access: TableAccess): string[] {
 }
 
 /**
- * Grants `UpdateItem` on `table` only for partition keys starting with {@link RATE_COUNTER_PARTITION_PREFIX} or {@link TOKEN_PARTITION_PREFIX}:
- * read routes count rate limits (D4) and stamp a token's `last_used_at` (at most hourly).
+ * Grants `UpdateItem` on `table` only for partition keys starting with {@link RATE_COUNTER_PARTITION_PREFIX} or {@link
+ * TOKEN_PARTITION_PREFIX}: read routes count rate limits (D4) and stamp a token's `last_used_at` (at most hourly).
  */
 function grantRateCounterUpdates(table: dynamodb.ITable, grantee: iam.IGrantable): void {
   grantee.grantPrincipal.addToPrincipalPolicy(
@@ -92,7 +92,10 @@ function grantRateCounterUpdates(table: dynamodb.ITable, grantee: iam.IGrantable
 interface RouteAccess {
   /** The main table. */
   readonly table: TableAccess;
-  /** `UpdateItem` on the rate-limit counters only ({@link grantRateCounterUpdates}); for routes whose table access is `read`. */
+  /**
+   * `UpdateItem` on the rate-limit counters only ({@link grantRateCounterUpdates}); for routes whose table access is
+   * `read`.
+   */
   readonly rateCounters: boolean;
   /** The dead-letter table. */
   readonly deadLetterTable: TableAccess;
@@ -101,8 +104,9 @@ interface RouteAccess {
 }
 
 /**
- * Least-privilege grants of a route's Lambda from its operation (DESIGN D23): public GET documents touch nothing; reads get Get/BatchGet/Query plus
- * rate-counter and token updates (no Put/Delete); writes read, write, delete and queue; only `/v1/webhook-deliveries` use the dead-letter table.
+ * Least-privilege grants of a route's Lambda from its operation (DESIGN D23): public GET documents touch nothing; reads
+ * get Get/BatchGet/Query plus rate-counter and token updates (no Put/Delete); writes read, write, delete and queue;
+ * only `/v1/webhook-deliveries` use the dead-letter table.
  */
 function routeAccess(operation: Pick<RegisteredOperation, 'rest' | 'ability'>): RouteAccess {
   const authenticated = operation.ability !== null; // an ability or AUTHENTICATED: the Lambda reads the token
@@ -141,8 +145,9 @@ export interface RouteStackProps {
 }
 
 /**
- * Nested stack with the REST routes of one object module's operations (DESIGN D23): 9 resources per route, at most {@link MAX_ROUTES_PER_STACK}.
- * Parent values arrive as parameters with stable names (`TableArn`, `HttpApiId`, ...), created only when needed; construct ids derive from operation ids.
+ * Nested stack with the REST routes of one object module's operations (DESIGN D23): 9 resources per route, at most
+ * {@link MAX_ROUTES_PER_STACK}. Parent values arrive as parameters with stable names (`TableArn`, `HttpApiId`, ...),
+ * created only when needed; construct ids derive from operation ids.
  */
 export class RouteStack extends NestedStack {
   /** The Lambda of each route, by operation id. */

@@ -30,11 +30,10 @@ export interface ServiceFunctionProps {
 }
 
 /**
- * One Lambda function of the service with the settings every function shares: Node.js 24 on
- * ARM64, the esbuild bundle of its entry, source maps, a dedicated log group with a
- * retention period, active X-Ray tracing, and a dedicated role whose only built-in permissions are
- * writing to that log group and sending trace segments (no AWS managed policy, no `logs:*` on `*`). Callers add least-privilege grants to
- * {@link ServiceFunction.function}.
+ * One Lambda function of the service with the settings every function shares: Node.js 24 on ARM64, the esbuild bundle
+ * of its entry, source maps, a dedicated log group with a retention period, active X-Ray tracing, and a dedicated role
+ * whose only built-in permissions are writing to that log group and sending trace segments (no AWS managed policy, no
+ * `logs:*` on `*`). Callers add least-privilege grants to {@link ServiceFunction.function}.
  */
 export class ServiceFunction extends Construct {
   /** The Lambda function. */

@@ -176,8 +176,9 @@ export interface WebhookWorkersProps {
 }
 
 /**
- * The webhook pipeline's workers (DESIGN D6, D7): fan-out (stream INSERTs of outbox `event` items → deliveries; failed batches bisected, retried,
- * parked), dispatcher (delivery queue, batches of 10, partial batch responses), sweeper (every 5 min: re-queue lost timers, dead-letter after 72 h).
+ * The webhook pipeline's workers (DESIGN D6, D7): fan-out (stream INSERTs of outbox `event` items → deliveries; failed
+ * batches bisected, retried, parked), dispatcher (delivery queue, batches of 10, partial batch responses), sweeper
+ * (every 5 min: re-queue lost timers, dead-letter after 72 h).
  */
 export class WebhookWorkers extends Construct {
   /** The fan-out function. */

@@ -161,7 +161,9 @@ export function lambdaConfig(env: NodeJS.ProcessEnv = process.env) {
   };
 }
 
-/** Settings of the retry scheduler (EventBridge Scheduler) of the webhook workers. Throws {@link ConfigurationError}. */
+/**
+ * Settings of the retry scheduler (EventBridge Scheduler) of the webhook workers. Throws {@link ConfigurationError}.
+ */
 export function schedulerConfig(env: NodeJS.ProcessEnv = process.env) {
   const parsed = parse(SchedulerEnvironment, env, 'the retry scheduler');
   return {
@@ -190,7 +192,8 @@ export function localConfig(env: NodeJS.ProcessEnv = process.env) {
 }
 
 /**
- * Integration settings (D16, D20, D22, D30) for Lambdas and the local server, per field below. Throws {@link ConfigurationError}.
+ * Integration settings (D16, D20, D22, D30) for Lambdas and the local server, per field below. Throws {@link
+ * ConfigurationError}.
  */
 export function integrationConfig(env: NodeJS.ProcessEnv = process.env) {
   const parsed = parse(IntegrationEnvironment, env, 'the integrations');

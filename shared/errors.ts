@@ -94,8 +94,9 @@ export function fieldErrors(
 }
 
 /**
- * A rejected client cursor (D12) — refused by `decodeCursor` or a store `ValidationException` — as VALIDATION_FAILED at `path` (`query.cursor`,
- * `arguments.cursor`). Call only for requests that carried a cursor. Returns null for any other error.
+ * A rejected client cursor (D12) — refused by `decodeCursor` or a store `ValidationException` — as VALIDATION_FAILED at
+ * `path` (`query.cursor`, `arguments.cursor`). Call only for requests that carried a cursor. Returns null for any other
+ * error.
  */
 export function cursorRejection(error: unknown, path: string): ProblemError | null {
   const rejectedByStore =

@@ -6,16 +6,19 @@ import { logger } from './logger.js';
 import { STRIPE_WEBHOOK_SECRET_PATTERN } from './providers/stripe-keys.js';
 
 /**
- * What the integrations need from their environment (DESIGN D16, D22): the key-encryption key of stored
- * credentials, where the Telegram Bot API and the Stripe API are, the service's public base URL (inbound hooks are registered
- * under it) and how outbound provider calls are retried. A runtime may carry its own (the local server,
- * tests pointing grammy at a loopback fake); otherwise {@link integrationsFromEnvironment} applies.
+ * What the integrations need from their environment (DESIGN D16, D22): the key-encryption key of stored credentials,
+ * where the Telegram Bot API and the Stripe API are, the service's public base URL (inbound hooks are registered under
+ * it) and how outbound provider calls are retried. A runtime may carry its own (the local server, tests pointing grammy
+ * at a loopback fake); otherwise {@link integrationsFromEnvironment} applies.
  */
 export interface IntegrationSettings {
   keyEncryptionKey: KeyEncryptionKey;
   /** Root of the Telegram Bot API (`TELEGRAM_API_ROOT`), without a trailing slash. */
   telegramApiRoot: string;
-  /** Base URL of the Stripe API (`STRIPE_API_BASE_URL`), without a trailing slash: the `stripe` SDK's host, port and protocol. */
+  /**
+   * Base URL of the Stripe API (`STRIPE_API_BASE_URL`), without a trailing slash: the `stripe` SDK's host, port and
+   * protocol.
+   */
   stripeApiBaseUrl: string;
   /**
    * Base URL of the Discord API (`DISCORD_API_BASE_URL`, DESIGN D28), without a trailing slash: the REST client's `api`
@@ -30,11 +33,14 @@ export interface IntegrationSettings {
    * Read it through {@link billingStripeWebhookSecretOf}.
    */
   billingStripeWebhookSecret?: string | SecretValueReader;
-  /** The service's public base URL (`PUBLIC_BASE_URL`), without a trailing slash; undefined when unknown (connecting a bot then fails). */
+  /**
+   * The service's public base URL (`PUBLIC_BASE_URL`), without a trailing slash; undefined when unknown (connecting a
+   * bot then fails).
+   */
   publicBaseUrl?: string;
   /**
-   * Where the dashboard is served (`DASHBOARD_BASE_URL`, the REST API's base URL on AWS), without a trailing
-   * slash: the tool server's OAuth consent happens there (DESIGN D30). Undefined: the request's own origin (the local server).
+   * Where the dashboard is served (`DASHBOARD_BASE_URL`, the REST API's base URL on AWS), without a trailing slash: the
+   * tool server's OAuth consent happens there (DESIGN D30). Undefined: the request's own origin (the local server).
    */
   dashboardBaseUrl?: string;
   /** Retries of an outbound provider call after its first attempt, and the first wait in milliseconds (doubling). */
@@ -57,7 +63,10 @@ export function integrationsFromEnvironment(): IntegrationSettings {
   return (fromEnvironment ??= integrationSettingsOf(process.env));
 }
 
-/** The integration settings `env` describes, built anew (see {@link integrationsFromEnvironment}, which builds them once). Throws `ConfigurationError`. */
+/**
+ * The integration settings `env` describes, built anew (see {@link integrationsFromEnvironment}, which builds them
+ * once). Throws `ConfigurationError`.
+ */
 export function integrationSettingsOf(env: NodeJS.ProcessEnv): IntegrationSettings {
   const config = integrationConfig(env);
   const billingStripeWebhookSecret =

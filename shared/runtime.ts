@@ -32,7 +32,9 @@ export interface DeliveryMessage {
   prepared?: PreparedAttempt;
 }
 
-/** The most bytes (UTF-8) of a delivery body copied into a queue message: 10 per SQS batch stay far under its 256 KiB. */
+/**
+ * The most bytes (UTF-8) of a delivery body copied into a queue message: 10 per SQS batch stay far under its 256 KiB.
+ */
 export const PREPARED_BODY_MAX_BYTES = 16_384;
 
 /** The request attempt 1 of a delivery sends, as its row holds it (see {@link DeliveryMessage.prepared}). */
@@ -66,7 +68,10 @@ export type PipelineMessage = DeliveryMessage | ReplayBatchMessage;
  * delay another team's messages (DESIGN D24).
  */
 export interface DeliveryQueue {
-  /** Sends messages, each visible after `delaySeconds` (0–900, may be fractional; the SQS adapter rounds up to whole `DelaySeconds`). */
+  /**
+   * Sends messages, each visible after `delaySeconds` (0–900, may be fractional; the SQS adapter rounds up to whole
+   * `DelaySeconds`).
+   */
   send(messages: readonly PipelineMessage[], delaySeconds: number): Promise<void>;
   /**
    * When the oldest message now waiting to be received (visible, not delayed) was queued, epoch

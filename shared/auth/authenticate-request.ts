@@ -64,8 +64,9 @@ interface AuthenticationFailure {
 export type AuthenticationOutcome = AuthenticationSuccess | AuthenticationFailure;
 
 /**
- * Authenticates a REST or tool-server request (interface "Limits", DESIGN D2, D4). The per-IP bucket (5/min) counts only failed authentications (one conditional ADD, so
- * concurrent failures never exceed 5); a valid token is served whatever it says (shared IPs). Failures: 401 (with `X-RateLimit-*`) or 429 once full. Never throws a ProblemError.
+ * Authenticates a REST or tool-server request (interface "Limits", DESIGN D2, D4). The per-IP bucket (5/min) counts
+ * only failed authentications (one conditional ADD, so concurrent failures never exceed 5); a valid token is served
+ * whatever it says (shared IPs). Failures: 401 (with `X-RateLimit-*`) or 429 once full. Never throws a ProblemError.
  */
 export async function authenticateRequest(
   store: Store,
@@ -94,7 +95,8 @@ export async function authenticateRequest(
     throw error;
   }
 
-  // ONE strongly consistent BatchGetItem: the token, `alsoRead` and the IP's counter. Requests: 1 for a valid token (+ the hourly stamp), 1 for a bad header, 2 for a failed token.
+  // ONE strongly consistent BatchGetItem: the token, `alsoRead` and the IP's counter. Requests: 1 for a valid token (+
+  // the hourly stamp), 1 for a bad header, 2 for a failed token.
   const window = rateWindow(clock, input.bucket, input.clientIp);
   const extra = input.alsoRead?.(bearer.tokenId) ?? [];
   const {
@@ -122,8 +124,9 @@ const RECENTLY_STAMPED_LIMIT = 10_000;
 const recentlyStamped = new Map<string, number>();
 
 /**
- * Stamps `last_used_at` (ISO) on a token whose stamp is missing or older than {@link TOKEN_LAST_USED_PRECISION_MS} (1 hour): one conditional UpdateItem, once per process
- * per hour ({@link recentlyStamped}). Never fails the call: a lost race is ignored, a store failure only logged.
+ * Stamps `last_used_at` (ISO) on a token whose stamp is missing or older than {@link TOKEN_LAST_USED_PRECISION_MS} (1
+ * hour): one conditional UpdateItem, once per process per hour ({@link recentlyStamped}). Never fails the call: a lost
+ * race is ignored, a store failure only logged.
  */
 async function recordTokenUse(
   store: Store,

@@ -48,8 +48,9 @@ export function requireAbility(principal: Principal, ability: Ability): void {
 }
 
 /**
- * The one authorization rule of every REST route and tool, run before input validation or any read (interface "Bearer tokens" 3–5, "Tool-server authorization" 2):
- * ability, then team-wide scope; both fail as TOKEN_MISSING_ABILITY (403), from the token alone. Objects outside the scope are NOT_FOUND, decided by the domain.
+ * The one authorization rule of every REST route and tool, run before input validation or any read (interface "Bearer
+ * tokens" 3–5, "Tool-server authorization" 2): ability, then team-wide scope; both fail as TOKEN_MISSING_ABILITY (403),
+ * from the token alone. Objects outside the scope are NOT_FOUND, decided by the domain.
  */
 export function authorizeOperation(principal: Principal, access: OperationAccess): void {
   if (principal.subscriberId && !SUBSCRIBER_OPERATIONS.has(access.id ?? '')) {

@@ -163,8 +163,9 @@ export type TokenCheck =
     };
 
 /**
- * Checks `secret` against the token item; the secret check runs once on every path (unknown id: a hash no secret matches), so unknown id and wrong secret cost and read the same.
- * AUTHENTICATION_REQUIRED (interface "Bearer tokens" 6) for those, then revoked, deleted team (D19) or expired (`expires_at_ms` <= `nowMs`; OAuth tokens only, D30).
+ * Checks `secret` against the token item; the secret check runs once on every path (unknown id: a hash no secret
+ * matches), so unknown id and wrong secret cost and read the same. AUTHENTICATION_REQUIRED (interface "Bearer tokens"
+ * 6) for those, then revoked, deleted team (D19) or expired (`expires_at_ms` <= `nowMs`; OAuth tokens only, D30).
  */
 export function checkToken(
   item: Item | undefined,

@@ -3,13 +3,17 @@ import { CredentialDecryptionError, type KeyEncryptionKey } from '../credentials
 
 /** Options of {@link kmsKeyEncryptionKey}. */
 export interface KmsKeyOptions {
-  /** Unwrapped data keys kept in memory, by wrapped key (default 100; 0 = none): a warm Lambda decrypts a credential once. */
+  /**
+   * Unwrapped data keys kept in memory, by wrapped key (default 100; 0 = none): a warm Lambda decrypts a credential
+   * once.
+   */
   cacheSize?: number;
 }
 
 /**
- * AWS key-encryption key (D16): `GenerateDataKey` (AES_256) and `Decrypt` under the credential's context, so KMS refuses cross-team/project/kind keys.
- * Unwrapped keys cached ({@link KmsKeyOptions.cacheSize}); a refused decryption throws {@link CredentialDecryptionError}, other KMS errors as they are.
+ * AWS key-encryption key (D16): `GenerateDataKey` (AES_256) and `Decrypt` under the credential's context, so KMS
+ * refuses cross-team/project/kind keys. Unwrapped keys cached ({@link KmsKeyOptions.cacheSize}); a refused decryption
+ * throws {@link CredentialDecryptionError}, other KMS errors as they are.
  */
 export function kmsKeyEncryptionKey(client: KMSClient, keyId: string, options: KmsKeyOptions = {}): KeyEncryptionKey {
   const cacheSize = options.cacheSize ?? 100;

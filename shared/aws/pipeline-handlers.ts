@@ -72,8 +72,9 @@ export function createDispatcherHandler(getRuntime: () => Runtime) {
 const FAN_OUT_TEAM_CONCURRENCY = 4;
 
 /**
- * Fan-out Lambda (DynamoDB Streams, D6, D14): fans out `INSERT`ed outbox events not yet fanned out, one {@link fanOutEvents} per team; ignores the rest.
- * Returns `batchItemFailures` (a failed team's records; retries repeat later records, which is safe: fan-out is idempotent). Throws when a failure has no sequence number.
+ * Fan-out Lambda (DynamoDB Streams, D6, D14): fans out `INSERT`ed outbox events not yet fanned out, one {@link
+ * fanOutEvents} per team; ignores the rest. Returns `batchItemFailures` (a failed team's records; retries repeat later
+ * records, which is safe: fan-out is idempotent). Throws when a failure has no sequence number.
  */
 export function createFanOutHandler(getRuntime: () => Runtime) {
   return async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {

@@ -21,8 +21,9 @@ const NO_TRANSPORT: WebhookTransport = {
 };
 
 /**
- * Every Lambda's runtime, built once from `shared/config.ts` (throws `ConfigurationError` naming a missing setting): store, SQS, lazy Scheduler.
- * `eventsCommitted` does nothing (Streams fan out); time unscaled; webhook targets public HTTPS, system roots (D9); clients via `awsClient` (X-Ray, D23).
+ * Every Lambda's runtime, built once from `shared/config.ts` (throws `ConfigurationError` naming a missing setting):
+ * store, SQS, lazy Scheduler. `eventsCommitted` does nothing (Streams fan out); time unscaled; webhook targets public
+ * HTTPS, system roots (D9); clients via `awsClient` (X-Ray, D23).
  */
 export function awsRuntime(): Runtime {
   return (runtime ??= createAwsRuntime(NO_TRANSPORT));

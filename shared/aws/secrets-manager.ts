@@ -22,12 +22,16 @@ export interface SecretsManagerSecretOptions {
 /** Reads a secret's current value: the text, or `undefined` when there is none. */
 export type SecretValueReader = () => Promise<string | undefined>;
 
-/** The error of `GetSecretValue` that means "no current value" rather than a failure: the secret or its `AWSCURRENT` version does not exist. */
+/**
+ * The error of `GetSecretValue` that means "no current value" rather than a failure: the secret or its `AWSCURRENT`
+ * version does not exist.
+ */
 const NO_VALUE_ERROR = 'ResourceNotFoundException';
 
 /**
- * Cached reader of one Secrets Manager secret (D16): `AWSCURRENT` of `secretId` for `maxAgeMs`, concurrent calls sharing one request. Resolves to the trimmed
- * value or `undefined` (none, blank, not found; cached). Other failures reject with the SDK error (never holding the value), uncached.
+ * Cached reader of one Secrets Manager secret (D16): `AWSCURRENT` of `secretId` for `maxAgeMs`, concurrent calls
+ * sharing one request. Resolves to the trimmed value or `undefined` (none, blank, not found; cached). Other failures
+ * reject with the SDK error (never holding the value), uncached.
  */
 export function secretsManagerSecret(
   client: SecretsManagerClient,

@@ -3,8 +3,9 @@ import type { Context } from 'aws-lambda';
 import { captureAwsClients } from './clients.js';
 
 /**
- * X-Ray via Powertools Tracer (D23): entries wrapped with {@link traced} (MCP, dashboard, webhook and deadline workers) trace each AWS SDK call; REST and
- * hook bundles leave it out (~124 KB, past their 250 KB budget). Outside Lambda or with `POWERTOOLS_TRACE_ENABLED=false` everything runs unwrapped.
+ * X-Ray via Powertools Tracer (D23): entries wrapped with {@link traced} (MCP, dashboard, webhook and deadline workers)
+ * trace each AWS SDK call; REST and hook bundles leave it out (~124 KB, past their 250 KB budget). Outside Lambda or
+ * with `POWERTOOLS_TRACE_ENABLED=false` everything runs unwrapped.
  */
 
 let tracer: Tracer | undefined;

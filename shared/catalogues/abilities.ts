@@ -3,8 +3,9 @@ import type { AbilityFact, AbilityGroup } from '../domain/define-facts.js';
 import type { BuiltInRoleName } from '../domain/roles/built-in.js';
 
 /**
- * Ability catalogue (interface "Bearer tokens", "Tool-server authorization"): the modules' `facts.ts` abilities plus `mcp:full` (a gate granting no data),
- * served as `service://enums/ability`. Names `<object>:<verb>`: `view-any` lists, `view` reads one; `project-user:view` also unlocks contact details.
+ * Ability catalogue (interface "Bearer tokens", "Tool-server authorization"): the modules' `facts.ts` abilities plus
+ * `mcp:full` (a gate granting no data), served as `service://enums/ability`. Names `<object>:<verb>`: `view-any` lists,
+ * `view` reads one; `project-user:view` also unlocks contact details.
  */
 
 /** The tool server's gate (interface "Tool-server authorization"): no object's ability, so it is declared here. */
@@ -72,7 +73,10 @@ export function isAbility(value: string): value is Ability {
   return ABILITY_SET.has(value);
 }
 
-/** True for an ability that only reads (`:view`, `:view-any`, `activity:read`): the read-only preset of tokens and OAuth's default scope. */
+/**
+ * True for an ability that only reads (`:view`, `:view-any`, `activity:read`): the read-only preset of tokens and
+ * OAuth's default scope.
+ */
 export function isReadAbility(ability: Ability): boolean {
   return /:view(-any)?$/.test(ability) || ability === 'activity:read';
 }

@@ -1,6 +1,6 @@
 /**
- * Error-code catalogue: every code the service can return, and only those (interface "Errors"; D1, D3, D5, D20: BILLING_LOCKED and TIER_LIMIT_REACHED
- * are 402). Served as `service://enums/error-code`.
+ * Error-code catalogue: every code the service can return, and only those (interface "Errors"; D1, D3, D5, D20:
+ * BILLING_LOCKED and TIER_LIMIT_REACHED are 402). Served as `service://enums/error-code`.
  */
 
 /** The base of every `docs_url`; the anchor is the code in lower-kebab case. */

@@ -1,6 +1,6 @@
 /**
- * The `service://enums/*` resources (envelope `{ version, count, items }`) and `GET /webhook-events.json`, generated from the catalogues
- * (interface "Tool-server resources", "Versioning"; D11).
+ * The `service://enums/*` resources (envelope `{ version, count, items }`) and `GET /webhook-events.json`, generated
+ * from the catalogues (interface "Tool-server resources", "Versioning"; D11).
  */
 import * as z from '../schemas/zod.js';
 import { ABILITIES } from './abilities.js';

@@ -1,6 +1,7 @@
 /**
- * Tool catalogue, GENERATED from operations (interface "Tool server"; D5, D12, D13): a tool takes path, query and body as one object (plus
- * `idempotency_key` on writes, D3), checks its own ability (named in its description) and returns the operation's output.
+ * Tool catalogue, GENERATED from operations (interface "Tool server"; D5, D12, D13): a tool takes path, query and body
+ * as one object (plus `idempotency_key` on writes, D3), checks its own ability (named in its description) and returns
+ * the operation's output.
  */
 import * as z from '../schemas/zod.js';
 import { AUTHENTICATED, type RequiredAbility, type ToolKind } from '../operations/definition.js';

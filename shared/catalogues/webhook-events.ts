@@ -1,7 +1,9 @@
 /**
- * Webhook event catalogue (interface "Events", "Subscribing", "Data exposure"; D6, D10, D12): kinds, minimum abilities, `project_id` presence and `data`
- * schemas from the modules' `webhook-events.ts`; served as `service://enums/webhook-event` and `/webhook-events.json`. Parsing strips unknown keys, so no
- * payload carries payment credentials, fees, invitation tokens or passkey material; `email`/`phone` only with the owner's `project-user:view` and consent.
+ * Webhook event catalogue (interface "Events", "Subscribing", "Data exposure"; D6, D10, D12): kinds, minimum abilities,
+ * `project_id` presence and `data` schemas from the modules' `webhook-events.ts`; served as
+ * `service://enums/webhook-event` and `/webhook-events.json`. Parsing strips unknown keys, so no payload carries
+ * payment credentials, fees, invitation tokens or passkey material; `email`/`phone` only with the owner's
+ * `project-user:view` and consent.
  */
 import type * as z from '../schemas/zod.js';
 import type { Ability } from './abilities.js';

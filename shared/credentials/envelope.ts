@@ -2,8 +2,9 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import * as z from '../schemas/zod.js';
 
 /**
- * Envelope encryption (D16, D22): AES-256-GCM under a fresh 32-byte data key wrapped by the {@link KeyEncryptionKey}; the context (team, project, kind)
- * binds both layers, so a copied ciphertext does not open. Plaintext leaves only through {@link openSecret}.
+ * Envelope encryption (D16, D22): AES-256-GCM under a fresh 32-byte data key wrapped by the {@link KeyEncryptionKey};
+ * the context (team, project, kind) binds both layers, so a copied ciphertext does not open. Plaintext leaves only
+ * through {@link openSecret}.
  */
 
 /** Who a sealed secret belongs to; bound to the ciphertext (GCM additional data, KMS encryption context). */
@@ -25,7 +26,10 @@ export interface KeyEncryptionKey {
   readonly kind: 'local' | 'kms';
   /** A new 32-byte data key, wrapped under `context`. */
   generateDataKey(context: EncryptionContext): Promise<DataKey>;
-  /** The plaintext of a wrapped data key (throws {@link CredentialDecryptionError} when it does not open under `context`). */
+  /**
+   * The plaintext of a wrapped data key (throws {@link CredentialDecryptionError} when it does not open under
+   * `context`).
+   */
   unwrapDataKey(wrapped: string, context: EncryptionContext): Promise<Buffer>;
 }
 
@@ -45,7 +49,10 @@ export const SealedSecret = z.object({
 /** A sealed secret (see {@link SealedSecret}). */
 export type SealedSecret = z.infer<typeof SealedSecret>;
 
-/** A sealed secret did not open: tampered with, another context, or another key-encryption key. The message holds no secret. */
+/**
+ * A sealed secret did not open: tampered with, another context, or another key-encryption key. The message holds no
+ * secret.
+ */
 export class CredentialDecryptionError extends Error {
   constructor(
     message = 'The stored credential could not be decrypted (tampered with, moved, or sealed with another key).',

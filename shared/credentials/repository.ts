@@ -8,8 +8,9 @@ import { recordParser } from '../store/records.js';
 import { openSecret, SealedSecret, sealSecret, type EncryptionContext, type KeyEncryptionKey } from './envelope.js';
 
 /**
- * Stored credentials (D16, D22): an integration's secrets sealed (`envelope.ts`) in one item per project and kind, keyed by project id alone (inbound hooks
- * know only that). Opened only to call a provider or check a request; never returned, logged, or put in an event or error. Writes join the caller's transaction.
+ * Stored credentials (D16, D22): an integration's secrets sealed (`envelope.ts`) in one item per project and kind,
+ * keyed by project id alone (inbound hooks know only that). Opened only to call a provider or check a request; never
+ * returned, logged, or put in an event or error. Writes join the caller's transaction.
  */
 
 /**
@@ -28,7 +29,10 @@ export interface CredentialRef {
   teamId: string;
   projectId: string;
   kind: CredentialKind;
-  /** Whose credential within the project, for kinds held per person (`discord_user`: the subscriber id); undefined for the project's own. */
+  /**
+   * Whose credential within the project, for kinds held per person (`discord_user`: the subscriber id); undefined for
+   * the project's own.
+   */
   subjectId?: string;
 }
 
@@ -86,12 +90,18 @@ export async function sealCredential(
   };
 }
 
-/** Adds to `tx` storing a sealed credential item ({@link sealCredential}), replacing the one of the same project and kind. */
+/**
+ * Adds to `tx` storing a sealed credential item ({@link sealCredential}), replacing the one of the same project and
+ * kind.
+ */
 export function putCredential(tx: Transaction, item: Item): void {
   tx.put(item);
 }
 
-/** Adds to `tx` deleting the credential of `projectId` and `kind` (and `subjectId` for a person's; nothing when there is none). */
+/**
+ * Adds to `tx` deleting the credential of `projectId` and `kind` (and `subjectId` for a person's; nothing when there is
+ * none).
+ */
 export function deleteCredential(tx: Transaction, projectId: string, kind: CredentialKind, subjectId?: string): void {
   tx.delete(credentialKey(projectId, kind, subjectId));
 }
@@ -149,7 +159,10 @@ function descriptionOf(stored: Omit<z.output<typeof StoredCredential>, 'sealed'>
   };
 }
 
-/** What may be shown of a stored credential item, without opening it (throws StoredRecordError naming its key when it does not match). */
+/**
+ * What may be shown of a stored credential item, without opening it (throws StoredRecordError naming its key when it
+ * does not match).
+ */
 export function describeCredential(item: Item): CredentialDescription {
   return descriptionOf(parseStoredCredential(item));
 }

@@ -19,7 +19,10 @@ const CREDENTIAL_OPENING_EVENTS: readonly string[] = [
   'payment.refunded',
 ];
 
-/** Events whose operations store a new credential (sealing it: `kms:GenerateDataKey`, besides opening the one it replaces). */
+/**
+ * Events whose operations store a new credential (sealing it: `kms:GenerateDataKey`, besides opening the one it
+ * replaces).
+ */
 const CREDENTIAL_SEALING_EVENTS: readonly string[] = ['project.bot_connected', 'project.payment_provider_connected'];
 
 /**

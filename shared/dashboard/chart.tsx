@@ -5,8 +5,9 @@ import { formatPrice } from '../schemas/common.js';
 import { Fragment, h, type Html } from '../web/html.js';
 
 /**
- * Dashboard charts of the daily metrics (D21: server-rendered SVG, no script): active subscriptions as an area, per-currency revenue as bars; labels are
- * HTML so they stay readable at 375 px. Each SVG is `role="img"` with `<title>` and `<desc>`.
+ * Dashboard charts of the daily metrics (D21: server-rendered SVG, no script): active subscriptions as an area,
+ * per-currency revenue as bars; labels are HTML so they stay readable at 375 px. Each SVG is `role="img"` with
+ * `<title>` and `<desc>`.
  */
 
 /** The plot's coordinate space: one slot of {@link SLOT_WIDTH} units per day, {@link PLOT_HEIGHT} units tall. */
@@ -15,7 +16,10 @@ const PLOT_HEIGHT = 100;
 /** Units left free above the largest value so the line's stroke is not clipped. */
 const HEADROOM = 4;
 
-/** The geometry of one series in the plot's coordinates: the points of a line, the bars, and the largest value (the top of the scale). */
+/**
+ * The geometry of one series in the plot's coordinates: the points of a line, the bars, and the largest value (the top
+ * of the scale).
+ */
 export interface SeriesGeometry {
   /** `x,y` per day at the middle of its slot; y grows downwards, the largest value at {@link HEADROOM}. */
   points: { x: number; y: number }[];
@@ -29,7 +33,10 @@ export interface SeriesGeometry {
 
 const round = (value: number) => Math.round(value * 100) / 100;
 
-/** The geometry of `values` (one per day, non-negative) in a plot of {@link PLOT_HEIGHT} units; an all-zero series lies on the baseline. */
+/**
+ * The geometry of `values` (one per day, non-negative) in a plot of {@link PLOT_HEIGHT} units; an all-zero series lies
+ * on the baseline.
+ */
 export function seriesGeometry(values: readonly number[]): SeriesGeometry {
   const max = values.reduce((largest, value) => Math.max(largest, value), 0);
   const scale = max > 0 ? (PLOT_HEIGHT - HEADROOM) / max : 0;
@@ -58,7 +65,9 @@ function revenueOf(daily: readonly MetricsDay[], currency: string): number[] {
   return daily.map((day) => day.revenue?.find((amount) => amount.currency === currency)?.amount ?? 0);
 }
 
-/** The frame shared by every chart: caption, the largest value, the SVG with title and description, first and last day. */
+/**
+ * The frame shared by every chart: caption, the largest value, the SVG with title and description, first and last day.
+ */
 function ChartFrame(props: {
   id: string;
   caption: string;

@@ -7,9 +7,9 @@ import { ProblemView } from '../web/components.js';
 import { h, type Child, type Html } from '../web/html.js';
 
 /**
- * The dashboard's own markup (DESIGN D21): who is looking, the hidden CSRF field, notices, lists the member may
- * not read and secrets shown once; what the public pages share (problems, tables, badges) is in `../web/components.tsx`. Layouts are in `./layout.tsx`, ability-gated controls in `./form-controls.tsx`. Every text is
- * escaped by the runtime.
+ * The dashboard's own markup (DESIGN D21): who is looking, the hidden CSRF field, notices, lists the member may not
+ * read and secrets shown once; what the public pages share (problems, tables, badges) is in `../web/components.tsx`.
+ * Layouts are in `./layout.tsx`, ability-gated controls in `./form-controls.tsx`. Every text is escaped by the runtime.
  */
 
 /** Who is looking at a page: the member, their team and principal, and the session's CSRF token. */

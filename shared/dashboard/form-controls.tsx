@@ -30,7 +30,10 @@ export function AbilityChoice(props: {
   );
 }
 
-/** The "Project scope" fieldset of a form (roles, tokens): a checkbox `project_ids` per project, `hint` saying what none ticked means. */
+/**
+ * The "Project scope" fieldset of a form (roles, tokens): a checkbox `project_ids` per project, `hint` saying what none
+ * ticked means.
+ */
 export function ProjectScopeField(props: {
   projects: readonly { id: string; name: string }[];
   chosen: ReadonlySet<string>;
@@ -53,7 +56,10 @@ export function ProjectScopeField(props: {
   );
 }
 
-/** The `name` (required, ≤ 100 characters) and optional `description` (≤ 1,000) fields of a form, their ids prefixed by `idPrefix`. */
+/**
+ * The `name` (required, ≤ 100 characters) and optional `description` (≤ 1,000) fields of a form, their ids prefixed by
+ * `idPrefix`.
+ */
 export function NameDescriptionFields(props: {
   idPrefix: string;
   values?: { name?: string; description?: string | null };

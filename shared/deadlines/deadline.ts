@@ -9,17 +9,19 @@ import type { Item } from '../store/requests.js';
 import type { Transaction, UnitOfWorkRuntime } from '../store/unit-of-work.js';
 
 /**
- * Deadline index (D14, D15): clock-driven work is a deadline item written in the SAME unit of work as its object; `applyDueDeadlines` hands due ones to
- * their kind's handler, which removes it transactionally (applied once). One item per (team, kind, subject) under `keys.deadline`, found through
- * {@link DEADLINE_SHARDS} hashed GSI shards sorted by ISO due time. Metadata and builders only, so any domain may import it.
+ * Deadline index (D14, D15): clock-driven work is a deadline item written in the SAME unit of work as its object;
+ * `applyDueDeadlines` hands due ones to their kind's handler, which removes it transactionally (applied once). One item
+ * per (team, kind, subject) under `keys.deadline`, found through {@link DEADLINE_SHARDS} hashed GSI shards sorted by
+ * ISO due time. Metadata and builders only, so any domain may import it.
  */
 
 /** Number of index shards (DESIGN D14: worker indexes are sharded, e.g. 16 shards). */
 export const DEADLINE_SHARDS = 16;
 
 /**
- * Deadline kinds, each naming its handler (`handlers.ts`); subject (project): `access_code.expire` batch (its project), `subscription.clock` subscription (D15),
- * `billing.period`/`billing.grace_period` team (null; D20), `member.platform_sync` member and `subscription.invite_links` subscription (D22 backoff; one per subject).
+ * Deadline kinds, each naming its handler (`handlers.ts`); subject (project): `access_code.expire` batch (its project),
+ * `subscription.clock` subscription (D15), `billing.period`/`billing.grace_period` team (null; D20),
+ * `member.platform_sync` member and `subscription.invite_links` subscription (D22 backoff; one per subject).
  */
 const DEADLINE_KINDS = [
   'access_code.expire',
@@ -112,7 +114,10 @@ const StoredDeadline = z.object({
 
 const parseStoredDeadline = recordParser(entity.deadline, StoredDeadline);
 
-/** The {@link Deadline} of a stored deadline item (an index item or a keyed read), parsed through its stored-record schema. */
+/**
+ * The {@link Deadline} of a stored deadline item (an index item or a keyed read), parsed through its stored-record
+ * schema.
+ */
 export function deadlineOf(item: Item): Deadline {
   const stored = parseStoredDeadline(item);
   return {

@@ -32,8 +32,9 @@ export interface DeadlineRunResult {
 }
 
 /**
- * Applies deadlines due at `nowMs` (epoch ms; D15) shard by shard, oldest first, ≤ `maxPerShard` per shard; each is re-read by key and skipped when gone
- * or moved. Handlers remove their deadline transactionally (applied once); a throwing handler is counted and retried next run. Throws only when the index is unreadable.
+ * Applies deadlines due at `nowMs` (epoch ms; D15) shard by shard, oldest first, ≤ `maxPerShard` per shard; each is
+ * re-read by key and skipped when gone or moved. Handlers remove their deadline transactionally (applied once); a
+ * throwing handler is counted and retried next run. Throws only when the index is unreadable.
  */
 export async function applyDueDeadlines(
   runtime: UnitOfWorkRuntime,

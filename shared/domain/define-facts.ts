@@ -48,7 +48,10 @@ export function defineFacts<const F extends ModuleFacts>(facts: F): F {
 /** The family of an event name: the part before the first dot. */
 export type FamilyOf<N extends string> = N extends `${infer F}.${string}` ? F : never;
 
-/** Declares one webhook event: its name, minimum ability, whether it is project-scoped, its `data` schema and what happened. */
+/**
+ * Declares one webhook event: its name, minimum ability, whether it is project-scoped, its `data` schema and what
+ * happened.
+ */
 export function defineEvent<const N extends string>(
   name: N,
   minimum_ability: Ability,

@@ -41,8 +41,9 @@ export interface EventToEmit {
 }
 
 /**
- * Builds a stored event and its outbox item (D6) for `tx.emit`; throws when `data` fails the event's schema (a programming error). Outbox sort key:
- * creation time (epoch ms) then id (D14), not the id's ULID time, which the monotonic factory carries forward when the clock goes back.
+ * Builds a stored event and its outbox item (D6) for `tx.emit`; throws when `data` fails the event's schema (a
+ * programming error). Outbox sort key: creation time (epoch ms) then id (D14), not the id's ULID time, which the
+ * monotonic factory carries forward when the clock goes back.
  */
 export function outboxItem(clock: Clock, teamId: string, input: EventToEmit): { event: StoredEvent; item: Item } {
   const definition = webhookEvent(input.type);

@@ -10,10 +10,11 @@ import { BILLING_STRIPE_HOOK_ROUTE } from './routes.js';
 import { STRIPE_SIGNATURE_REFUSED, verifiedStripeEvent } from './stripe-signature.js';
 
 /**
- * The operator's billing hook, `POST /hooks/billing/stripe` (DESIGN D20, D22): the operator's Stripe account reports the teams' invoice payments. `Stripe-Signature` (300 s)
- * with `BILLING_STRIPE_WEBHOOK_SECRET` (AWS: the `_ARN` secret); none or not `whsec_...` → 400, Secrets Manager failing → 500. `invoice.paid` / `invoice.payment_failed` naming
- * `team_id` and `invoice_id` in `metadata` run `markInvoicePaid` / `markInvoicePaymentFailed`, idempotent on the event id; anything else or refused → 200 `ignored`.
- * 500 when not stored (Stripe retries).
+ * The operator's billing hook, `POST /hooks/billing/stripe` (DESIGN D20, D22): the operator's Stripe account reports
+ * the teams' invoice payments. `Stripe-Signature` (300 s) with `BILLING_STRIPE_WEBHOOK_SECRET` (AWS: the `_ARN`
+ * secret); none or not `whsec_...` → 400, Secrets Manager failing → 500. `invoice.paid` / `invoice.payment_failed`
+ * naming `team_id` and `invoice_id` in `metadata` run `markInvoicePaid` / `markInvoicePaymentFailed`, idempotent on the
+ * event id; anything else or refused → 200 `ignored`. 500 when not stored (Stripe retries).
  */
 
 /** The project id the receipts are filed under (operator billing belongs to no project). */
@@ -25,9 +26,9 @@ function failureReason(invoice: Stripe.Invoice): string | null {
 }
 
 /**
- * Handles one request to `POST /hooks/billing/stripe` (see the module comment): `signature` the
- * `Stripe-Signature` header, `body` the raw body. Answers 200 (`{ received: true }`, plus `duplicate` or
- * `ignored`), 400 (any refusal) or 500 (not stored, or the signing secret could not be read). Never throws; never logs or returns the secret.
+ * Handles one request to `POST /hooks/billing/stripe` (see the module comment): `signature` the `Stripe-Signature`
+ * header, `body` the raw body. Answers 200 (`{ received: true }`, plus `duplicate` or `ignored`), 400 (any refusal) or
+ * 500 (not stored, or the signing secret could not be read). Never throws; never logs or returns the secret.
  */
 async function handleBillingStripeEvent(
   runtime: Runtime,

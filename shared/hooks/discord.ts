@@ -9,8 +9,9 @@ import { isUuid, type HookAnswer, type HookHandler } from './hook.js';
 import { membershipCommand } from './membership-command.js';
 
 /**
- * The Discord interactions hook, `POST /hooks/discord/{project_id}` (DESIGN D28). The Ed25519 signature is verified first with the bot's public key; unknown project, no
- * Discord bot and bad signature get the same 401 after the same work. PING → PONG; `/membership` → an ephemeral reply with a one-time portal link; others "not supported".
+ * The Discord interactions hook, `POST /hooks/discord/{project_id}` (DESIGN D28). The Ed25519 signature is verified
+ * first with the bot's public key; unknown project, no Discord bot and bad signature get the same 401 after the same
+ * work. PING → PONG; `/membership` → an ephemeral reply with a one-time portal link; others "not supported".
  * Interactions change no membership, so they keep no receipt.
  */
 
@@ -46,7 +47,10 @@ function ephemeral(content: string): HookAnswer {
   };
 }
 
-/** The `/membership` answer (the {@link membershipCommand} use case): the membership's status and a fresh one-time portal link (DESIGN D27), or {@link NO_MEMBERSHIP_REPLY}. */
+/**
+ * The `/membership` answer (the {@link membershipCommand} use case): the membership's status and a fresh one-time
+ * portal link (DESIGN D27), or {@link NO_MEMBERSHIP_REPLY}.
+ */
 async function membershipReply(
   runtime: Runtime,
   command: { teamId: string; projectId: string; userId: string | undefined; interactionId: string | null },

@@ -33,7 +33,10 @@ const HOOK_HANDLERS: ReadonlyArray<{ route: HookRoute; handle: HookHandler }> = 
 /** The path prefix of every hook route. */
 export const HOOKS_PATH_PREFIX = '/hooks/';
 
-/** The `{project_id}` of `path` under a route's path ('' for a route without one), or null when the path is not that route's. */
+/**
+ * The `{project_id}` of `path` under a route's path ('' for a route without one), or null when the path is not that
+ * route's.
+ */
 function projectIdOf(route: HookRoute, path: string): string | null {
   const parameter = route.path.indexOf('{project_id}');
   if (parameter < 0) return path === route.path ? '' : null;

@@ -16,14 +16,20 @@ export interface HookAnswer {
   body: Record<string, unknown>;
 }
 
-/** One request to a hook route: `projectId` from the path (`''` for a route without one), lower-cased headers, the raw body (UTF-8). */
+/**
+ * One request to a hook route: `projectId` from the path (`''` for a route without one), lower-cased headers, the raw
+ * body (UTF-8).
+ */
 interface HookRequest {
   projectId: string;
   headers: Record<string, string>;
   body: string;
 }
 
-/** A UUID in any case: what a hook accepts as a project id (or a team or invoice id in metadata) before reading anything. */
+/**
+ * A UUID in any case: what a hook accepts as a project id (or a team or invoice id in metadata) before reading
+ * anything.
+ */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** True when `value` is a UUID (any case; callers lower-case it before using it in keys). */
@@ -49,7 +55,10 @@ export function rawBody(event: APIGatewayProxyEventV2): string {
   return event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
 }
 
-/** The Lambda handler of one hook route on AWS (API Gateway passes `{project_id}`, when the route has one, as a path parameter). */
+/**
+ * The Lambda handler of one hook route on AWS (API Gateway passes `{project_id}`, when the route has one, as a path
+ * parameter).
+ */
 export function createHookHandler(getRuntime: () => Runtime, handle: HookHandler) {
   return async (event: APIGatewayProxyEventV2): Promise<ApiGatewayResult> => {
     const requestId = event.requestContext?.requestId ?? 'unknown';

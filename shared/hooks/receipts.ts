@@ -53,8 +53,9 @@ async function hasReceipt(store: Store, ref: HookReceiptRef): Promise<boolean> {
 export type ReceiptOutcome = 'applied' | 'duplicate';
 
 /**
- * Runs `work` at most once per {@link HookReceiptRef} (DESIGN D22): the receipt joins the FIRST transaction `work` commits (or is written alone), so a duplicate runs nothing.
- * `work` must write its effect in ONE transaction (a second commits without the receipt). Other failures are thrown (5xx: the provider resends).
+ * Runs `work` at most once per {@link HookReceiptRef} (DESIGN D22): the receipt joins the FIRST transaction `work`
+ * commits (or is written alone), so a duplicate runs nothing. `work` must write its effect in ONE transaction (a second
+ * commits without the receipt). Other failures are thrown (5xx: the provider resends).
  */
 export async function applyOnce(
   store: Store,

@@ -6,14 +6,20 @@
 
 /** One inbound hook route. */
 export interface HookRoute {
-  /** Who sends it (names its receipts and its function): a project's Telegram bot or Discord application, a project's Stripe account, the operator's Stripe account. */
+  /**
+   * Who sends it (names its receipts and its function): a project's Telegram bot or Discord application, a project's
+   * Stripe account, the operator's Stripe account.
+   */
   readonly source: 'telegram' | 'discord' | 'stripe' | 'billing_stripe';
   readonly method: 'POST';
   /** The route path (API Gateway path syntax), with `{project_id}` for a project's hook. */
   readonly path: string;
   /** The handler file under `functions/` (without `.ts`). */
   readonly functionFile: 'telegram-hook' | 'discord-hook' | 'stripe-hook' | 'billing-stripe-hook';
-  /** True when the hook opens a project's stored credential (its Lambda may decrypt with the credentials key, DESIGN D16). */
+  /**
+   * True when the hook opens a project's stored credential (its Lambda may decrypt with the credentials key, DESIGN
+   * D16).
+   */
   readonly opensCredentials: boolean;
   /**
    * True when the hook verifies with the operator's billing webhook signing secret (DESIGN D20): on AWS its
@@ -32,7 +38,10 @@ export const TELEGRAM_HOOK_ROUTE: HookRoute = {
   readsBillingWebhookSecret: false,
 };
 
-/** The Discord interactions hook (DESIGN D28): `POST /hooks/discord/{project_id}`, the application's interactions endpoint URL, signed with Ed25519. */
+/**
+ * The Discord interactions hook (DESIGN D28): `POST /hooks/discord/{project_id}`, the application's interactions
+ * endpoint URL, signed with Ed25519.
+ */
 export const DISCORD_HOOK_ROUTE: HookRoute = {
   source: 'discord',
   method: 'POST',
@@ -42,7 +51,10 @@ export const DISCORD_HOOK_ROUTE: HookRoute = {
   readsBillingWebhookSecret: false,
 };
 
-/** A project's Stripe events: `POST /hooks/stripe/{project_id}` (the creator's Stripe webhook endpoint, signed with the connected `webhook_secret`). */
+/**
+ * A project's Stripe events: `POST /hooks/stripe/{project_id}` (the creator's Stripe webhook endpoint, signed with the
+ * connected `webhook_secret`).
+ */
 export const STRIPE_HOOK_ROUTE: HookRoute = {
   source: 'stripe',
   method: 'POST',
@@ -52,7 +64,10 @@ export const STRIPE_HOOK_ROUTE: HookRoute = {
   readsBillingWebhookSecret: false,
 };
 
-/** The operator's billing events (DESIGN D20): `POST /hooks/billing/stripe`, signed with the operator's signing secret (`BILLING_STRIPE_WEBHOOK_SECRET`; on AWS a Secrets Manager secret). */
+/**
+ * The operator's billing events (DESIGN D20): `POST /hooks/billing/stripe`, signed with the operator's signing secret
+ * (`BILLING_STRIPE_WEBHOOK_SECRET`; on AWS a Secrets Manager secret).
+ */
 export const BILLING_STRIPE_HOOK_ROUTE: HookRoute = {
   source: 'billing_stripe',
   method: 'POST',

@@ -5,7 +5,10 @@ import type { HookAnswer } from './hook.js';
 /** How old a `Stripe-Signature` timestamp may be, in seconds (300-second tolerance; Stripe's own default). */
 const STRIPE_SIGNATURE_TOLERANCE_SECONDS = 300;
 
-/** The one answer of a Stripe hook to every refusal (bad, missing or stale signature; unknown or unconnected project; no secret). */
+/**
+ * The one answer of a Stripe hook to every refusal (bad, missing or stale signature; unknown or unconnected project; no
+ * secret).
+ */
 export const STRIPE_SIGNATURE_REFUSED: HookAnswer = {
   status: 400,
   body: { error: 'The Stripe-Signature header is missing or does not verify for this endpoint.' },
@@ -18,8 +21,9 @@ export const STRIPE_SIGNATURE_REFUSED: HookAnswer = {
 const NO_SECRET = 'whsec_no_secret_configured_for_this_request';
 
 /**
- * Verifies `Stripe-Signature` over `rawBody` with the SDK (tolerance {@link STRIPE_SIGNATURE_TOLERANCE_SECONDS} at `nowMs`, epoch ms; DESIGN D22) and returns the event, or null
- * (never throws) for any failure; an undefined `secret` is verified against a placeholder for constant work. The secret never appears in what it returns or logs.
+ * Verifies `Stripe-Signature` over `rawBody` with the SDK (tolerance {@link STRIPE_SIGNATURE_TOLERANCE_SECONDS} at
+ * `nowMs`, epoch ms; DESIGN D22) and returns the event, or null (never throws) for any failure; an undefined `secret`
+ * is verified against a placeholder for constant work. The secret never appears in what it returns or logs.
  */
 export async function verifiedStripeEvent(
   rawBody: string,

@@ -11,9 +11,11 @@ import { STRIPE_HOOK_ROUTE } from './routes.js';
 import { STRIPE_SIGNATURE_REFUSED, verifiedStripeEvent } from './stripe-signature.js';
 
 /**
- * A project's Stripe hook, `POST /hooks/stripe/{project_id}` (DESIGN D16, D22), verified with the stored `webhook_secret` (300 s). Bad signature, unknown project and no
- * Stripe connection get the same 400 after the same work. Idempotent on the event id (`applyOnce`: 200 `duplicate: true`); mapped by `payments/stripe-events.ts`, an
- * inapplicable one 200 `ignored`. 200 only once stored; an invoice before its checkout → 409, a store failure → 500 (Stripe resends).
+ * A project's Stripe hook, `POST /hooks/stripe/{project_id}` (DESIGN D16, D22), verified with the stored
+ * `webhook_secret` (300 s). Bad signature, unknown project and no Stripe connection get the same 400 after the same
+ * work. Idempotent on the event id (`applyOnce`: 200 `duplicate: true`); mapped by `payments/stripe-events.ts`, an
+ * inapplicable one 200 `ignored`. 200 only once stored; an invoice before its checkout → 409, a store failure → 500
+ * (Stripe resends).
  */
 
 /**

@@ -14,9 +14,11 @@ import { membershipCommand } from './membership-command.js';
 import { applyOnce, type HookReceiptRef } from './receipts.js';
 
 /**
- * The Telegram hook, `POST /hooks/telegram/{project_id}` (DESIGN D22). The secret-token header is compared in constant time; missing project, no bot and wrong secret get the
- * same 401 after the same work. Idempotent on `update_id` (receipt in the effect's transaction; 200 once stored, 500 → Telegram resends). `chat_member` → join/leave/kick/ban
- * (a revoked invite link's join links no subscriber; the bot's own actions ignored); `my_chat_member` → bot permissions; private `/account` → a one-time portal link (D27).
+ * The Telegram hook, `POST /hooks/telegram/{project_id}` (DESIGN D22). The secret-token header is compared in constant
+ * time; missing project, no bot and wrong secret get the same 401 after the same work. Idempotent on `update_id`
+ * (receipt in the effect's transaction; 200 once stored, 500 → Telegram resends). `chat_member` → join/leave/kick/ban
+ * (a revoked invite link's join links no subscriber; the bot's own actions ignored); `my_chat_member` → bot
+ * permissions; private `/account` → a one-time portal link (D27).
  */
 
 const User = z.object({
@@ -88,7 +90,10 @@ function membershipChange(update: ChatMemberUpdated): PlatformMembershipUpdate['
   return null;
 }
 
-/** The permissions a `my_chat_member` update gives the bot: its `can_*` rights that are true, or none when it is not an administrator. */
+/**
+ * The permissions a `my_chat_member` update gives the bot: its `can_*` rights that are true, or none when it is not an
+ * administrator.
+ */
 function botPermissions(state: ChatMemberState): string[] {
   if (state.status !== 'administrator' && state.status !== 'creator') return [];
   return Object.entries(state)

@@ -99,7 +99,10 @@ export function nodeRequestToEvent(request: IncomingMessage, body: Buffer): APIG
   };
 }
 
-/** Local server only: writes an API Gateway v2 result to a Node response (`cookies` become `Set-Cookie` headers, as API Gateway does). */
+/**
+ * Local server only: writes an API Gateway v2 result to a Node response (`cookies` become `Set-Cookie` headers, as API
+ * Gateway does).
+ */
 export function writeResult(response: ServerResponse, result: ApiGatewayResult): void {
   if (result.cookies?.length) response.setHeader('Set-Cookie', result.cookies);
   response.writeHead(result.statusCode, result.headers);

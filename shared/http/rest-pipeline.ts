@@ -139,8 +139,9 @@ function problemDocumentResult(problem: ProblemDocument, headers: Record<string,
 }
 
 /**
- * Serves one REST request of a matched operation (DESIGN D1–D4): authenticate (per-IP `rest-anonymous` bucket, 429/401, D4), then {@link invokeOperation} with the per-token
- * `rest` limit and validation (422/413/415). Headers: `X-RateLimit-*` (`Retry-After` on 429), `X-Request-Id`, `Idempotent-Replay: true` on a replay. Never throws.
+ * Serves one REST request of a matched operation (DESIGN D1–D4): authenticate (per-IP `rest-anonymous` bucket, 429/401,
+ * D4), then {@link invokeOperation} with the per-token `rest` limit and validation (422/413/415). Headers:
+ * `X-RateLimit-*` (`Retry-After` on 429), `X-Request-Id`, `Idempotent-Replay: true` on a replay. Never throws.
  */
 export async function serveRestRequest(
   runtime: Runtime,

@@ -30,7 +30,9 @@ function unmatchedRouteProblem(routes: readonly RouteBinding[], event: APIGatewa
   return new ProblemError('NOT_FOUND', `No route ${method} ${path}.`);
 }
 
-/** The `$default` Lambda handler (see {@link unmatchedRouteProblem}); `routes` are every operation's method and path. */
+/**
+ * The `$default` Lambda handler (see {@link unmatchedRouteProblem}); `routes` are every operation's method and path.
+ */
 export function createUnmatchedRouteHandler(getRuntime: () => Runtime, routes: readonly RouteBinding[]) {
   return middy<APIGatewayProxyEventV2, ApiGatewayResult>()
     .use(httpHeaderNormalizer())

@@ -26,8 +26,9 @@ export interface StoredResponse {
 }
 
 /**
- * How an operation takes `Idempotency-Key` (D3): `'claim'` (default) claims before running, so a concurrent duplicate gets 409; `'in-transaction'` (one unit
- * of work only) stores the COMPLETED record in the effect's transaction: free on success, and a concurrent duplicate replays the first response (1 GetItem).
+ * How an operation takes `Idempotency-Key` (D3): `'claim'` (default) claims before running, so a concurrent duplicate
+ * gets 409; `'in-transaction'` (one unit of work only) stores the COMPLETED record in the effect's transaction: free on
+ * success, and a concurrent duplicate replays the first response (1 GetItem).
  */
 export type IdempotencyMode = 'claim' | 'in-transaction';
 
@@ -108,7 +109,8 @@ export function parseIdempotencyKey(value: string | undefined, path: string): st
 
 /**
  * The idempotency key (a UUID) of a request that carries a natural single-use id instead of an `Idempotency-Key`
- * (DESIGN D3): a Discord callback's `state`, a bot command's interaction or update id. The same `name` gives the same key.
+ * (DESIGN D3): a Discord callback's `state`, a bot command's interaction or update id. The same `name` gives the same
+ * key.
  */
 export function derivedIdempotencyKey(name: string): string {
   const hex = createHash('sha256').update(name).digest('hex');
@@ -181,8 +183,9 @@ function answerOfRecord(
 }
 
 /**
- * Takes an idempotency key (D3); a key older than 24 h or an abandoned claim counts as new. `'claim'`: one conditional write → `claimed` (then `complete()`
- * or `settleFailure()`), `replay`, or throws IDEMPOTENCY_KEY_REUSED (422) / IDEMPOTENCY_KEY_IN_USE (409, `Retry-After: 1`). `'in-transaction'`: {@link IdempotencyMode}.
+ * Takes an idempotency key (D3); a key older than 24 h or an abandoned claim counts as new. `'claim'`: one conditional
+ * write → `claimed` (then `complete()` or `settleFailure()`), `replay`, or throws IDEMPOTENCY_KEY_REUSED (422) /
+ * IDEMPOTENCY_KEY_IN_USE (409, `Retry-After: 1`). `'in-transaction'`: {@link IdempotencyMode}.
  */
 export async function beginIdempotentRequest(
   store: Store,
@@ -222,7 +225,9 @@ export async function beginIdempotentRequest(
     ConditionExpression: '#state = :in_progress AND claim_id = :claim',
     ExpressionAttributeNames: { '#state': 'state' },
   };
-  /** `complete` after the effect's transaction stored a provisional response: the same claim, in progress or completed. */
+  /**
+   * `complete` after the effect's transaction stored a provisional response: the same claim, in progress or completed.
+   */
   const ownCompletion = {
     ConditionExpression: '(#state = :in_progress OR #state = :completed) AND claim_id = :claim',
     ExpressionAttributeNames: { '#state': 'state' },

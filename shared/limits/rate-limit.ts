@@ -4,8 +4,9 @@ import { keys } from '../store/keys.js';
 import { ConditionFailedError, type Store } from '../store/store.js';
 
 /**
- * Rate-limit buckets (interface "Limits", D4): `limit` requests per `windowSeconds`, per token or (anonymous, `public-pages` D26/D27, `oauth` D30) per
- * client IP. `rest-anonymous` covers requests without a valid token and public writes; `/openapi.json` and `/webhook-events.json` are not limited.
+ * Rate-limit buckets (interface "Limits", D4): `limit` requests per `windowSeconds`, per token or (anonymous,
+ * `public-pages` D26/D27, `oauth` D30) per client IP. `rest-anonymous` covers requests without a valid token and public
+ * writes; `/openapi.json` and `/webhook-events.json` are not limited.
  */
 export const RATE_LIMITS = {
   mcp: { limit: 120, windowSeconds: 60 },
@@ -80,8 +81,9 @@ export function isWindowFull(item: Record<string, unknown> | undefined, window: 
 }
 
 /**
- * Admits `units` requests (a JSON-RPC batch counts each message, D4) for `subject` (token id or IP) with one conditional `ADD`: all or none, never over
- * the limit. Throws RATE_LIMITED (429) with `Retry-After` (seconds, ≥ 1) and `X-RateLimit-*`.
+ * Admits `units` requests (a JSON-RPC batch counts each message, D4) for `subject` (token id or IP) with one
+ * conditional `ADD`: all or none, never over the limit. Throws RATE_LIMITED (429) with `Retry-After` (seconds, ≥ 1) and
+ * `X-RateLimit-*`.
  */
 export async function consumeRateLimit(
   store: Store,

@@ -5,15 +5,22 @@ import { DAY_MS, periodEnd } from '../domain/subscriptions/lifecycle.js';
 
 /**
  * The demo history's calendar (DESIGN §5), pure: who arrives when, what happens to them later, and which payments that
- * makes. Day numbers count whole UTC days, so the history's shape (payments per day, renewals) is the same on every date.
+ * makes. Day numbers count whole UTC days, so the history's shape (payments per day, renewals) is the same on every
+ * date.
  */
 
-/** Days of history the demo project gets: day 0 is {@link DEMO_HISTORY_DAYS} − 1 UTC days before today, today is the last. */
+/**
+ * Days of history the demo project gets: day 0 is {@link DEMO_HISTORY_DAYS} − 1 UTC days before today, today is the
+ * last.
+ */
 export const DEMO_HISTORY_DAYS = 60;
 /** A renewal payment is recorded this long after its period ends (milliseconds). */
 export const RENEWAL_DELAY_MS = 600_000;
 
-/** How a subscriber of the cast came: a recorded first payment (monthly, yearly), a trial, the free plan, or an access code. */
+/**
+ * How a subscriber of the cast came: a recorded first payment (monthly, yearly), a trial, the free plan, or an access
+ * code.
+ */
 type Arrival = 'monthly' | 'yearly' | 'trial' | 'free' | 'code';
 
 /** What happens to one subscriber later (day numbers count from the start of the history). */
@@ -28,7 +35,10 @@ interface Story {
   leaves?: number;
 }
 
-/** One subscriber of the demo cast: name, arrival day (see {@link castTime}), how, and their platform account, if a member. */
+/**
+ * One subscriber of the demo cast: name, arrival day (see {@link castTime}), how, and their platform account, if a
+ * member.
+ */
 export interface CastMember {
   name: string;
   day: number;

@@ -46,8 +46,9 @@ async function seedDemoTeam(store: Store, clock: Clock): Promise<{ team: Team; c
 }
 
 /**
- * Demo team data (§5): `business` tier (D20), a project, three plans (one free), five access codes, through the domain functions. With `history` they date
- * from {@link DEMO_HISTORY_DAYS} days ago, the manual provider is connected and {@link seedDemoHistory} fills the days since.
+ * Demo team data (§5): `business` tier (D20), a project, three plans (one free), five access codes, through the domain
+ * functions. With `history` they date from {@link DEMO_HISTORY_DAYS} days ago, the manual provider is connected and
+ * {@link seedDemoHistory} fills the days since.
  */
 async function seedDemoData(store: Store, clock: Clock, token: string, history: boolean): Promise<void> {
   await changeTier({ store, clock, eventsCommitted: () => undefined }, DEMO_TEAM_ID, 'business');
@@ -97,8 +98,9 @@ async function isWorkingDemoToken(store: Store, token: string): Promise<boolean>
 }
 
 /**
- * Seeds the demo team once (history with `history`) and returns a token with every ability. With `dataDirectory` the token in `demo-token` (mode 0600,
- * the only cleartext copy: the store keeps a hash, D2) is reused while it works; otherwise a new one is minted and shown once (§5).
+ * Seeds the demo team once (history with `history`) and returns a token with every ability. With `dataDirectory` the
+ * token in `demo-token` (mode 0600, the only cleartext copy: the store keeps a hash, D2) is reused while it works;
+ * otherwise a new one is minted and shown once (§5).
  */
 export async function seedDemo(
   store: Store,

@@ -50,7 +50,10 @@ export async function foreignHostResult(
   return result;
 }
 
-/** The 413 of a body over its surface's limit, in that surface's format (PAYLOAD_TOO_LARGE problem, or the tool server's JSON-RPC error). */
+/**
+ * The 413 of a body over its surface's limit, in that surface's format (PAYLOAD_TOO_LARGE problem, or the tool server's
+ * JSON-RPC error).
+ */
 export async function tooLargeResult(isMcp: boolean, limit: number, requestId: string): Promise<ApiGatewayResult> {
   if (isMcp) return responseToResult(mcpPayloadTooLargeResponse(requestId));
   const result = problemResult(

@@ -39,7 +39,10 @@ export interface LocalRuntimeOptions {
   onError?: (error: unknown) => void;
 }
 
-/** How often the deadline worker runs on AWS (the `rate(1 minute)` schedule), in milliseconds; locally divided by `TIME_SCALE`. */
+/**
+ * How often the deadline worker runs on AWS (the `rate(1 minute)` schedule), in milliseconds; locally divided by
+ * `TIME_SCALE`.
+ */
 const DEADLINE_WORKER_INTERVAL_MS = 60_000;
 
 /** The local runtime plus the controls of its in-process pipeline. */
@@ -53,8 +56,9 @@ export interface LocalRuntime extends Runtime {
 }
 
 /**
- * Local SQS/Scheduler stand-ins (§2): in-process queue (a throw retries after 1 s), timers, outbox relay after each commit, workers scaled by `TIME_SCALE`.
- * Fair (D24): round robin, ≤ `teamConcurrency` per team and DEFAULT_MAX_CONCURRENCY per endpoint; a delivery message waiting or in flight is not queued twice.
+ * Local SQS/Scheduler stand-ins (§2): in-process queue (a throw retries after 1 s), timers, outbox relay after each
+ * commit, workers scaled by `TIME_SCALE`. Fair (D24): round robin, ≤ `teamConcurrency` per team and
+ * DEFAULT_MAX_CONCURRENCY per endpoint; a delivery message waiting or in flight is not queued twice.
  */
 export function createLocalRuntime(options: LocalRuntimeOptions): LocalRuntime {
   const clock = options.clock ?? systemClock;
@@ -189,7 +193,8 @@ export function createLocalRuntime(options: LocalRuntimeOptions): LocalRuntime {
     start() {
       const interval = options.sweepIntervalMs ?? 5_000;
       sweeper = setInterval(() => {
-        // One sweep at a time: a sweep slower than the interval (a long backlog) delays the next instead of running beside it.
+        // One sweep at a time: a sweep slower than the interval (a long backlog) delays the next instead of running
+        // beside it.
         if (sweepRun || stopped) return;
         sweepRun = outsideRequestScope(() => sweep(runtime, Math.max(1_000, 60_000 / timeScale), interval))
           .then(() => undefined, onError)
@@ -232,11 +237,15 @@ export function createLocalRuntime(options: LocalRuntimeOptions): LocalRuntime {
 }
 
 /**
- * Ready messages (D24): one FIFO per team and endpoint, taken round robin within `perTeam`/`perEndpoint` in flight ({@link FairQueue.take},
- * {@link FairQueue.done}), so attempts beyond a cap wait here. A delivery message equal to one waiting or in flight is dropped (it could only be skipped).
+ * Ready messages (D24): one FIFO per team and endpoint, taken round robin within `perTeam`/`perEndpoint` in flight
+ * ({@link FairQueue.take}, {@link FairQueue.done}), so attempts beyond a cap wait here. A delivery message equal to one
+ * waiting or in flight is dropped (it could only be skipped).
  */
 class FairQueue {
-  /** Waiting messages (with when each was queued, epoch ms) by team, then by lane; both maps' orders are round-robin orders (a served one moves last). */
+  /**
+   * Waiting messages (with when each was queued, epoch ms) by team, then by lane; both maps' orders are round-robin
+   * orders (a served one moves last).
+   */
   private readonly waiting = new Map<string, Map<string, Array<{ message: PipelineMessage; sinceMs: number }>>>();
   /** Messages in flight by team, and by `team lane` for lanes that name an endpoint. */
   private readonly running = new Map<string, number>();
@@ -249,7 +258,10 @@ class FairQueue {
     return this.count;
   }
 
-  /** Queues `message` at `sinceMs` (epoch ms); false (dropped) when the same delivery message is already waiting or in flight. */
+  /**
+   * Queues `message` at `sinceMs` (epoch ms); false (dropped) when the same delivery message is already waiting or in
+   * flight.
+   */
   push(message: PipelineMessage, sinceMs: number): boolean {
     const key = presenceKey(message);
     if (key) {
@@ -270,7 +282,10 @@ class FairQueue {
     return true;
   }
 
-  /** When the oldest waiting message was queued (epoch ms; each lane is first in, first out, so its head is its oldest), or null. */
+  /**
+   * When the oldest waiting message was queued (epoch ms; each lane is first in, first out, so its head is its oldest),
+   * or null.
+   */
   oldestSinceMs(): number | null {
     let oldest: number | null = null;
     for (const lanes of this.waiting.values())

@@ -39,7 +39,9 @@ import { integrationsFromEnvironment, type IntegrationSettings } from '../integr
 
 export { DEMO_OWNER, DEMO_TOKEN_FILE } from './demo-data.js';
 
-/** Settings of {@link startLocalService}; {@link localServiceOptionsFromEnvironment} reads them from the environment. */
+/**
+ * Settings of {@link startLocalService}; {@link localServiceOptionsFromEnvironment} reads them from the environment.
+ */
 export interface LocalServiceOptions {
   /** Default 127.0.0.1 (`HOST`). */
   host: string;
@@ -65,15 +67,24 @@ export interface LocalServiceOptions {
   /** One line per request / delivery; default: stdout. */
   log?: (line: string) => void;
   clock?: Clock;
-  /** Seed the demo project's 60-day history into a fresh store (`DEMO_HISTORY`, default 1 for `npm start`; unset here: no history). */
+  /**
+   * Seed the demo project's 60-day history into a fresh store (`DEMO_HISTORY`, default 1 for `npm start`; unset here:
+   * no history).
+   */
   demoHistory?: boolean;
   /** Override the outbound transport (tests). */
   transport?: WebhookTransport;
-  /** Override integration settings (tests: a loopback Bot API); default the environment's, the public base URL defaulting to the server's own. */
+  /**
+   * Override integration settings (tests: a loopback Bot API); default the environment's, the public base URL
+   * defaulting to the server's own.
+   */
   integrations?: Partial<IntegrationSettings>;
 }
 
-/** Reads {@link LocalServiceOptions} from the environment (`shared/config.ts`; DESIGN §1, §5). Throws `ConfigurationError` naming a bad value. */
+/**
+ * Reads {@link LocalServiceOptions} from the environment (`shared/config.ts`; DESIGN §1, §5). Throws
+ * `ConfigurationError` naming a bad value.
+ */
 export function localServiceOptionsFromEnvironment(env: NodeJS.ProcessEnv = process.env): LocalServiceOptions {
   const config = localConfig(env);
   return {
@@ -122,8 +133,9 @@ const lambdaContext = {
 } as unknown as Context;
 
 /**
- * Starts the whole service in one process (§5, `npm start`) through the same Lambda handlers as on AWS. Before handlers (D5): a foreign or missing `Host`
- * (DNS rebinding) gets 403 (MCP, -32000) or 422 (REST) unread; a body over `MAX_BODY_BYTES`/`MAX_MCP_BODY_BYTES` gets 413 at once, never buffered.
+ * Starts the whole service in one process (§5, `npm start`) through the same Lambda handlers as on AWS. Before handlers
+ * (D5): a foreign or missing `Host` (DNS rebinding) gets 403 (MCP, -32000) or 422 (REST) unread; a body over
+ * `MAX_BODY_BYTES`/`MAX_MCP_BODY_BYTES` gets 413 at once, never buffered.
  */
 export async function startLocalService(options: LocalServiceOptions): Promise<LocalService> {
   const log = options.log ?? ((line: string) => process.stdout.write(`${line}\n`));

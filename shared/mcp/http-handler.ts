@@ -112,8 +112,10 @@ export function mcpPayloadTooLargeResponse(requestId: string): Response {
 }
 
 /**
- * Serves one streamable-HTTP tool-server request, web `Request` → `Response` (interface "Tool server", "Tool-server authorization", "CORS (tool server)", "Limits"; DESIGN D1, D4, D5).
- * Every response carries the CORS headers (never `Access-Control-Allow-Credentials`) and `X-Request-Id`; cookies are ignored and never set. Never throws (unexpected → 500 problem).
+ * Serves one streamable-HTTP tool-server request, web `Request` → `Response` (interface "Tool server", "Tool-server
+ * authorization", "CORS (tool server)", "Limits"; DESIGN D1, D4, D5). Every response carries the CORS headers (never
+ * `Access-Control-Allow-Credentials`) and `X-Request-Id`; cookies are ignored and never set. Never throws (unexpected →
+ * 500 problem).
  */
 export async function handleMcpHttpRequest(
   runtime: Runtime,
@@ -149,7 +151,8 @@ export async function handleMcpHttpRequest(
     // Preflight: 204 before authentication, no token needed.
     if (method === 'OPTIONS') return new Response(null, { status: 204 });
     const sessionHeader = request.headers.get('mcp-session-id');
-    // The token, the session and the IP's counter are one BatchGet; a session id that is not a v4 UUID is never looked up. A cookie never counts as a token.
+    // The token, the session and the IP's counter are one BatchGet; a session id that is not a v4 UUID is never looked
+    // up. A cookie never counts as a token.
     const sessionId = sessionHeader && isSessionId(sessionHeader) ? sessionHeader : null;
     const authentication = await authenticateRequest(runtime.store, runtime.clock, {
       authorization: request.headers.get('authorization') ?? undefined,
@@ -159,7 +162,8 @@ export async function handleMcpHttpRequest(
     });
     if (!authentication.ok) {
       rate = authentication.rate;
-      // Refused `tools/call`s (401 with an existing token, 429, 403, dead session, batch over the limit) are still logged (D5).
+      // Refused `tools/call`s (401 with an existing token, 429, 403, dead session, batch over the limit) are still
+      // logged (D5).
       if (authentication.knownToken)
         await recordRefused(authentication.knownToken, authentication.error, await bodyForLog());
       throw withResourceMetadata(authentication.error, request);
@@ -236,7 +240,8 @@ export async function handleMcpHttpRequest(
         return SESSION_NOT_FOUND();
       }
     }
-    // `tools/list` opt-ins: `MCP-Tools-Filter: callable` | `?tools=callable`, `MCP-Read-Only: 1` | `?read_only=1` (also refuses non-read-only calls); 400 for other values.
+    // `tools/list` opt-ins: `MCP-Tools-Filter: callable` | `?tools=callable`, `MCP-Read-Only: 1` | `?read_only=1` (also
+    // refuses non-read-only calls); 400 for other values.
     const listing = toolListingOf(request);
     if (listing instanceof Response) return listing;
     // DESIGN D4: each message of a batch counts as one call; the POST itself was counted above.
@@ -250,7 +255,8 @@ export async function handleMcpHttpRequest(
     }
 
     const server = buildMcpServer(runtime, principal, requestId, listing);
-    // Stateless JSON-response mode: the SDK answers 406 (Accept), 415 (Content-Type), -32601, -32602; a successful `initialize` stores a session bound to the token.
+    // Stateless JSON-response mode: the SDK answers 406 (Accept), 415 (Content-Type), -32601, -32602; a successful
+    // `initialize` stores a session bound to the token.
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
@@ -269,7 +275,10 @@ export async function handleMcpHttpRequest(
     }
   }
 
-  /** The POST body as parsed JSON for the activity log of a refused request; undefined when there is none or it is not JSON. */
+  /**
+   * The POST body as parsed JSON for the activity log of a refused request; undefined when there is none or it is not
+   * JSON.
+   */
   async function bodyForLog(): Promise<unknown> {
     if (method !== 'POST') return undefined;
     try {

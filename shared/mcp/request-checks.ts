@@ -61,7 +61,10 @@ export const SESSION_HEADER_REQUIRED = () =>
 /** 404: the `Mcp-Session-Id` names no live session of this token. */
 export const SESSION_NOT_FOUND = () => jsonRpcError(404, -32001, 'Session not found');
 
-/** 400 for an `MCP-Protocol-Version` header naming a version this server does not support; null otherwise (absent is fine). */
+/**
+ * 400 for an `MCP-Protocol-Version` header naming a version this server does not support; null otherwise (absent is
+ * fine).
+ */
 export function unsupportedProtocolVersion(header: string | null): Response | null {
   if (header === null || SUPPORTED_PROTOCOL_VERSIONS.includes(header)) return null;
   return jsonRpcError(

@@ -15,8 +15,9 @@ export function protectedResourceMetadataUrl(requestUrl: string): string {
 }
 
 /**
- * The tool server's OAuth 2.0 Protected Resource Metadata (RFC 9728 §2) for `requestUrl`'s origin: `resource` `<origin>/mcp`, bearer in the header only (no cookie, query or body),
- * every ability as a scope, and the service itself as authorization server (DESIGN D30; RFC 8414 metadata at `<origin>/.well-known/oauth-authorization-server`).
+ * The tool server's OAuth 2.0 Protected Resource Metadata (RFC 9728 §2) for `requestUrl`'s origin: `resource`
+ * `<origin>/mcp`, bearer in the header only (no cookie, query or body), every ability as a scope, and the service
+ * itself as authorization server (DESIGN D30; RFC 8414 metadata at `<origin>/.well-known/oauth-authorization-server`).
  */
 function protectedResourceMetadata(requestUrl: string): OAuthProtectedResourceMetadata {
   const origin = new URL(requestUrl).origin;

@@ -42,8 +42,9 @@ const SHARED_VALIDATOR: jsonSchemaValidator = {
 };
 
 /**
- * Builds the MCP SDK `Server` for one request of `principal` (DESIGN D5): tools (filtered by `listing`; failures are `isError` problem results, D1; unknown tool -32602) and the
- * read-only `service://enums/*` resources (unknown URI -32002); prompts, logging and completions answer -32601. `listChanged: false`: the lists never change.
+ * Builds the MCP SDK `Server` for one request of `principal` (DESIGN D5): tools (filtered by `listing`; failures are
+ * `isError` problem results, D1; unknown tool -32602) and the read-only `service://enums/*` resources (unknown URI
+ * -32002); prompts, logging and completions answer -32601. `listChanged: false`: the lists never change.
  */
 export function buildMcpServer(
   runtime: Runtime,

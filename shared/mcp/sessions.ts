@@ -44,7 +44,10 @@ export function sessionKeysToRead(tokenId: string, sessionId: string | null): Ke
   return sessionId ? [keys.session(tokenId, sessionId)] : [];
 }
 
-/** The session among the items read with the token when it is still live at `nowMs` (epoch ms; see {@link MCP_SESSION_LIFETIME_SECONDS}), else null. */
+/**
+ * The session among the items read with the token when it is still live at `nowMs` (epoch ms; see {@link
+ * MCP_SESSION_LIFETIME_SECONDS}), else null.
+ */
 export function liveSessionOf(items: readonly Item[], nowMs: number): z.output<typeof SessionItem> | null {
   const session = items[0] ? parseSession(items[0]) : null;
   return session && session.expires_at > nowMs / 1000 ? session : null;

@@ -13,7 +13,9 @@ import type { Runtime } from '../runtime.js';
 /** The tool table (DESIGN D13): the 42 catalogue tools, generated from the operation definitions. */
 export const TOOL_TABLE: readonly ToolDefinition<ToolName>[] = TOOL_DEFINITIONS;
 
-/** Keywords that describe a schema rather than constrain one type: they stay on the node when its `type` array is split. */
+/**
+ * Keywords that describe a schema rather than constrain one type: they stay on the node when its `type` array is split.
+ */
 const ANNOTATION_KEYWORDS = new Set([
   'title',
   'description',
@@ -29,8 +31,9 @@ const ANNOTATION_KEYWORDS = new Set([
 ]);
 
 /**
- * Rewrites a generated JSON Schema for strict MCP clients without changing what it admits: `type: [T, "null"]` becomes an `anyOf` (annotations, `enum`, `const` stay on the node;
- * an existing `anyOf` moves under `allOf`) and an empty `additionalProperties: {}` is dropped. Recurses through every subschema; returns a new value.
+ * Rewrites a generated JSON Schema for strict MCP clients without changing what it admits: `type: [T, "null"]` becomes
+ * an `anyOf` (annotations, `enum`, `const` stay on the node; an existing `anyOf` moves under `allOf`) and an empty
+ * `additionalProperties: {}` is dropped. Recurses through every subschema; returns a new value.
  */
 export function strictClientSchema(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(strictClientSchema);
@@ -175,8 +178,9 @@ function loggableToolName(name: string): string {
 }
 
 /**
- * Runs one `tools/call` through {@link invokeOperation} (interface "Tool-server authorization" 2–3, DESIGN D1, D3, D5): read-only mode first, field errors under `arguments.`,
- * failures as `isError` results carrying the problem; every call, unknown tools included, is logged. Returns null for an unknown tool name. Never throws.
+ * Runs one `tools/call` through {@link invokeOperation} (interface "Tool-server authorization" 2–3, DESIGN D1, D3, D5):
+ * read-only mode first, field errors under `arguments.`, failures as `isError` results carrying the problem; every
+ * call, unknown tools included, is logged. Returns null for an unknown tool name. Never throws.
  */
 export async function callTool(
   runtime: Runtime,
@@ -244,7 +248,9 @@ export async function callTool(
   return outcome.replayed ? { ...result, _meta: { 'idempotent-replay': true } } : result;
 }
 
-/** A `tools/call` refused before it reached {@link callTool}: by authentication, the rate limit or the `mcp:full` gate. */
+/**
+ * A `tools/call` refused before it reached {@link callTool}: by authentication, the rate limit or the `mcp:full` gate.
+ */
 export interface RefusedToolCalls {
   /** The token the request named and that exists (its team's log gets the entries). */
   token: { id: string; teamId: string };
@@ -259,8 +265,9 @@ export interface RefusedToolCalls {
 }
 
 /**
- * Logs one activity entry per `tools/call` of a request refused before any tool ran (401 with an existing token, 429, 403 at `mcp:full`, 404 session; DESIGN D5).
- * Other messages are not logged. Never throws (a failed write is logged). Resolves with the number of entries written.
+ * Logs one activity entry per `tools/call` of a request refused before any tool ran (401 with an existing token, 429,
+ * 403 at `mcp:full`, 404 session; DESIGN D5). Other messages are not logged. Never throws (a failed write is logged).
+ * Resolves with the number of entries written.
  */
 export async function recordRefusedToolCalls(runtime: Runtime, refused: RefusedToolCalls): Promise<number> {
   const messages = Array.isArray(refused.body) ? refused.body : [refused.body];

@@ -17,7 +17,10 @@ export const AUTHORIZATION_CODE_LIFETIME_MS = 60 * 1000;
 /** A validated authorization request waits this long for the member's consent (milliseconds): 10 minutes. */
 const AUTHORIZATION_REQUEST_LIFETIME_MS = 10 * 60 * 1000;
 
-/** Stores a validated authorization request for {@link AUTHORIZATION_REQUEST_LIFETIME_MS}; returns its id (a random UUID, the consent page's parameter). */
+/**
+ * Stores a validated authorization request for {@link AUTHORIZATION_REQUEST_LIFETIME_MS}; returns its id (a random
+ * UUID, the consent page's parameter).
+ */
 export async function saveAuthorizationRequest(
   store: Store,
   clock: Clock,

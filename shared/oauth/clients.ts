@@ -19,7 +19,10 @@ export interface OAuthClientRecord {
   metadata: Record<string, unknown>;
 }
 
-/** True for a redirect URI a public client may register: `https`, or `http` on a loopback host (127.0.0.1, [::1], localhost); never with a fragment. */
+/**
+ * True for a redirect URI a public client may register: `https`, or `http` on a loopback host (127.0.0.1, [::1],
+ * localhost); never with a fragment.
+ */
 export function isAllowedRedirectUri(value: string): boolean {
   let url: URL;
   try {

@@ -69,7 +69,10 @@ function pkceMatches(verifier: string, challenge: string): boolean {
 
 const invalidGrant = (description: string) => new OAuthError('invalid_grant', description);
 
-/** Sets `revoked_at` on grant `grantId` (first time kept) and revokes every access token it issued; a grant that is gone is ignored. */
+/**
+ * Sets `revoked_at` on grant `grantId` (first time kept) and revokes every access token it issued; a grant that is gone
+ * is ignored.
+ */
 async function revokeGrantFamily(store: Store, clock: Clock, grantId: string): Promise<void> {
   const now = isoTime(clock.nowMs());
   let updated: Item | undefined;

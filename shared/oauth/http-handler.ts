@@ -29,7 +29,10 @@ const DEFAULT_OAUTH_SCOPE: readonly Ability[] = ABILITY_VALUES.filter(
   (ability) => ability === 'mcp:full' || isReadAbility(ability),
 );
 
-/** CORS of the JSON endpoints (metadata, registration, token): public clients may call them from a browser; no cookies are read. */
+/**
+ * CORS of the JSON endpoints (metadata, registration, token): public clients may call them from a browser; no cookies
+ * are read.
+ */
 const CORS_HEADERS: Readonly<Record<string, string>> = {
   'Access-Control-Allow-Origin': '*',
   'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
@@ -75,7 +78,10 @@ function oauthError(error: OAuthError, headers: Record<string, string> = {}): Re
   return json(error.oauthStatus, { error: error.error, error_description: error.description }, headers);
 }
 
-/** An error page of the authorization endpoint for a request whose redirect is not known to be safe: never a redirect (no open redirect). */
+/**
+ * An error page of the authorization endpoint for a request whose redirect is not known to be safe: never a redirect
+ * (no open redirect).
+ */
 function errorPage(status: number, title: string, detail: string): Response {
   const body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body><main><h1>${escapeHtml(title)}</h1><p>${escapeHtml(detail)}</p><p>Start again from your AI client's connector settings.</p></main></body></html>`;
   return new Response(body, {
@@ -84,7 +90,10 @@ function errorPage(status: number, title: string, detail: string): Response {
   });
 }
 
-/** `POST /oauth/register` (RFC 7591 §3): public clients with `https` or loopback `http` redirect URIs; 201 with the client information. */
+/**
+ * `POST /oauth/register` (RFC 7591 §3): public clients with `https` or loopback `http` redirect URIs; 201 with the
+ * client information.
+ */
 async function register(runtime: Runtime, request: Request): Promise<Response> {
   let body: unknown;
   try {

@@ -48,7 +48,10 @@ export type AuthorizationRequest = z.infer<typeof StoredAuthorizationRequest>;
 /** Parses an authorization request item. */
 export const parseStoredAuthorizationRequest = recordParser(entity.oauthRequest, StoredAuthorizationRequest);
 
-/** A single-use authorization code: bound to the client, redirect URI, PKCE challenge, member, abilities and projects consented to. */
+/**
+ * A single-use authorization code: bound to the client, redirect URI, PKCE challenge, member, abilities and projects
+ * consented to.
+ */
 const StoredCode = z.object({
   secret_sha256: z.string(),
   client_id: z.string(),

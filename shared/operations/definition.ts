@@ -109,8 +109,9 @@ interface OperationDefinition<
    */
   readonly sealsSecret?: boolean;
   /**
-   * How the operation takes `Idempotency-Key` (D3, `IdempotencyMode`): absent = claim first (duplicate → 409); `'in-transaction'` only for a single
-   * unit of work: the transaction stores the record, and a concurrent duplicate replays the first response.
+   * How the operation takes `Idempotency-Key` (D3, `IdempotencyMode`): absent = claim first (duplicate → 409);
+   * `'in-transaction'` only for a single unit of work: the transaction stores the record, and a concurrent duplicate
+   * replays the first response.
    */
   readonly idempotency?: 'in-transaction';
   /**

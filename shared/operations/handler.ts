@@ -8,11 +8,17 @@ interface OperationContext {
   /** The authenticated caller (a token today; a team member in the dashboard). */
   principal: Principal;
   requestId: string;
-  /** The write's `Idempotency-Key` (a UUID) when the caller sent one, else null: what provider idempotency keys derive from. */
+  /**
+   * The write's `Idempotency-Key` (a UUID) when the caller sent one, else null: what provider idempotency keys derive
+   * from.
+   */
   idempotencyKey?: string | null;
 }
 
-/** Who a public operation acted for, once the credential in its input is verified (see {@link PublicOperationContext.identify}). */
+/**
+ * Who a public operation acted for, once the credential in its input is verified (see {@link
+ * PublicOperationContext.identify}).
+ */
 export interface IdentifiedActor {
   /** The team whose activity log gets the call's entry. */
   teamId: string;

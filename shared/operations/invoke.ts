@@ -94,9 +94,10 @@ function lockdownExempt(operation: PipelineOperation, principal: Principal): boo
 }
 
 /**
- * Runs one operation for any surface (D1–D5, D13, D20, D35): per-IP limit → admit → ability and scope (TOKEN_MISSING_ABILITY) → decode → idempotency → handler;
- * writes also store completion and activity and check BILLING_LOCKED unless exempt. Every write gets one activity entry (a public one once its handler
- * identified the team). Never throws: problem documents.
+ * Runs one operation for any surface (D1–D5, D13, D20, D35): per-IP limit → admit → ability and scope
+ * (TOKEN_MISSING_ABILITY) → decode → idempotency → handler; writes also store completion and activity and check
+ * BILLING_LOCKED unless exempt. Every write gets one activity entry (a public one once its handler identified the
+ * team). Never throws: problem documents.
  */
 export async function invokeOperation(call: Invocation): Promise<InvocationOutcome> {
   const { runtime, principal, operation, requestId } = call;

@@ -7,7 +7,9 @@ import { discordPlatformAdapter } from './discord.js';
 import { telegramPlatformAdapter } from './telegram.js';
 import { webPlatformAdapter } from './web.js';
 
-/** What the service's platform adapters need of a runtime: the store and its integration settings (if it carries any). */
+/**
+ * What the service's platform adapters need of a runtime: the store and its integration settings (if it carries any).
+ */
 export interface PlatformRuntime {
   store: Store;
   clock: { nowMs(): number };
@@ -15,9 +17,9 @@ export interface PlatformRuntime {
 }
 
 /**
- * The platform adapters the service runs with (DESIGN D22, D28), by platform type: `web`, `telegram`
- * (grammy) and `discord` (`@discordjs/rest`), with the runtime's store and integration settings, read when a call is made. Use cases take
- * an adapter map as an option so tests can pass failing adapters; without one they use these.
+ * The platform adapters the service runs with (DESIGN D22, D28), by platform type: `web`, `telegram` (grammy) and
+ * `discord` (`@discordjs/rest`), with the runtime's store and integration settings, read when a call is made. Use cases
+ * take an adapter map as an option so tests can pass failing adapters; without one they use these.
  */
 export function platformAdapters(runtime: PlatformRuntime): PlatformAdapters {
   return {
@@ -36,8 +38,9 @@ export function platformAdapters(runtime: PlatformRuntime): PlatformAdapters {
 }
 
 /**
- * The adapter for a project's `platform_type` from `adapters`. Platforms without an adapter yet (slack, whatsapp, circle, discourse, youtube) get the `web` behaviour — every action succeeds without
- * calling anything — until their adapters exist.
+ * The adapter for a project's `platform_type` from `adapters`. Platforms without an adapter yet (slack, whatsapp,
+ * circle, discourse, youtube) get the `web` behaviour — every action succeeds without calling anything — until their
+ * adapters exist.
  */
 export function platformAdapterFor(platformType: PlatformType, adapters: PlatformAdapters): PlatformAdapter {
   return adapters[platformType] ?? webPlatformAdapter(platformType);

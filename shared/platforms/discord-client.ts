@@ -76,7 +76,10 @@ export async function currentUser(
   return callDiscord('GET /users/@me', () => client(settings, token, authPrefix).get(Routes.user()));
 }
 
-/** Registers the application's global commands (`PUT /applications/{id}/commands`, a bulk overwrite): the `/membership` command. */
+/**
+ * Registers the application's global commands (`PUT /applications/{id}/commands`, a bulk overwrite): the `/membership`
+ * command.
+ */
 export async function registerCommands(settings: DiscordSettings, token: string, applicationId: string): Promise<void> {
   await callDiscord('PUT /applications/{id}/commands', () =>
     client(settings, token).put(Routes.applicationCommands(applicationId), { body: [MEMBERSHIP_COMMAND] }),
@@ -119,7 +122,9 @@ export async function guildRoles(
   return callDiscord('GET /guilds/{id}/roles', () => client(settings, token).get(Routes.guildRoles(guildId)));
 }
 
-/** Whether a user is a member of a guild (`GET /guilds/{guild}/members/{user}`; Discord's 404 Unknown Member: false). */
+/**
+ * Whether a user is a member of a guild (`GET /guilds/{guild}/members/{user}`; Discord's 404 Unknown Member: false).
+ */
 export async function isGuildMember(
   settings: DiscordSettings,
   token: string,
@@ -219,7 +224,10 @@ export async function addGuildMember(
   return joined !== undefined && joined !== null && typeof joined === 'object' && Object.keys(joined).length > 0;
 }
 
-/** Exchanges an OAuth2 authorization code for the user's tokens (`POST {api}/oauth2/token`, form-encoded, client credentials in the body). */
+/**
+ * Exchanges an OAuth2 authorization code for the user's tokens (`POST {api}/oauth2/token`, form-encoded, client
+ * credentials in the body).
+ */
 export async function exchangeCode(
   settings: DiscordSettings,
   input: { clientId: string; clientSecret: string; code: string; redirectUri: string },

@@ -15,7 +15,9 @@ import { DiscordCallError, loadDiscordClient, type DiscordSettings } from './dis
  * must link their account again (the portal says so). Tokens are never returned by an operation or logged.
  */
 
-/** The credential kind of a subscriber's Discord OAuth2 tokens (one per subscriber: the subject is the subscriber id). */
+/**
+ * The credential kind of a subscriber's Discord OAuth2 tokens (one per subscriber: the subject is the subscriber id).
+ */
 export const DISCORD_USER_CREDENTIAL: CredentialKind = 'discord_user';
 
 /** Tokens expiring within this margin are refreshed first, in milliseconds (1 minute). */
@@ -35,8 +37,9 @@ interface DiscordOAuthClient {
 }
 
 /**
- * The credential item holding `tokens` (from the token endpoint at `nowMs`, epoch milliseconds) of Discord
- * user `userId`, sealed for `ref` (`expires_at` = now + `expires_in`). Store it with `putCredential` or {@link DiscordUserTokens}.
+ * The credential item holding `tokens` (from the token endpoint at `nowMs`, epoch milliseconds) of Discord user
+ * `userId`, sealed for `ref` (`expires_at` = now + `expires_in`). Store it with `putCredential` or {@link
+ * DiscordUserTokens}.
  */
 export async function sealDiscordUserTokens(
   kek: KeyEncryptionKey,
@@ -54,7 +57,9 @@ export async function sealDiscordUserTokens(
   );
 }
 
-/** A subscriber's Discord link state (DESIGN D28): no tokens stored, tokens usable, or a refused refresh (link again). */
+/**
+ * A subscriber's Discord link state (DESIGN D28): no tokens stored, tokens usable, or a refused refresh (link again).
+ */
 type DiscordUserLinkState = 'none' | 'linked' | 'relink_required';
 
 /** The marker of a credential whose refresh Discord refused (public `link_state`). */
@@ -72,8 +77,9 @@ export async function discordUserLinkState(store: Store, ref: DiscordUserRef): P
 type DiscordUserAccess = { state: 'linked'; accessToken: string } | { state: 'none' } | { state: 'relink_required' };
 
 /**
- * The subscriber's Discord access token at `nowMs` (epoch ms): the stored one, or, expiring within a minute, a refreshed one stored sealed (conditional; a concurrent refresh wins).
- * A refused refresh marks the credential `relink_required`. Throws {@link DiscordCallError} when Discord is unreachable (the caller records and retries).
+ * The subscriber's Discord access token at `nowMs` (epoch ms): the stored one, or, expiring within a minute, a
+ * refreshed one stored sealed (conditional; a concurrent refresh wins). A refused refresh marks the credential
+ * `relink_required`. Throws {@link DiscordCallError} when Discord is unreachable (the caller records and retries).
  */
 export async function discordUserAccess(
   dependencies: { store: Store; keyEncryptionKey: KeyEncryptionKey; discord: DiscordSettings; nowMs: number },

@@ -20,7 +20,10 @@ import {
  * message (never a token), recorded on the member and retried by the member's sync deadline.
  */
 
-/** The credential kind of a Discord bot: secrets `bot_token` and `client_secret`; public `application_id`, `public_key`, `platform_bot_id`. */
+/**
+ * The credential kind of a Discord bot: secrets `bot_token` and `client_secret`; public `application_id`, `public_key`,
+ * `platform_bot_id`.
+ */
 export const DISCORD_CREDENTIAL: CredentialKind = 'discord_bot';
 
 /** How the Discord client is set up: the API base URL, its retries, request timeout and rate-limit offset. */
@@ -31,7 +34,10 @@ export interface DiscordSettings {
   rateLimitOffsetMs: number;
 }
 
-/** The Discord client settings of the integration settings: their API base URL and retries (no waiting beyond Discord's own `retry_after` when retries wait 0, as in tests). */
+/**
+ * The Discord client settings of the integration settings: their API base URL and retries (no waiting beyond Discord's
+ * own `retry_after` when retries wait 0, as in tests).
+ */
 export function discordSettingsOf(settings: Pick<IntegrationSettings, 'discordApiBaseUrl' | 'retry'>): DiscordSettings {
   const fast = settings.retry.minTimeoutMs === 0;
   return {
@@ -65,7 +71,10 @@ export function loadDiscordClient(): Promise<typeof import('./discord-client.js'
 /** A Discord snowflake (a user, guild, role or application id). */
 const DISCORD_SNOWFLAKE = /^\d{15,25}$/;
 
-/** What {@link discordPlatformAdapter} needs: the store (credentials, linked resources), the settings (read when a call is made) and the clock (epoch milliseconds: token expiry). */
+/**
+ * What {@link discordPlatformAdapter} needs: the store (credentials, linked resources), the settings (read when a call
+ * is made) and the clock (epoch milliseconds: token expiry).
+ */
 export interface DiscordAdapterDependencies {
   store: Store;
   settings: () => IntegrationSettings;
@@ -75,11 +84,15 @@ export interface DiscordAdapterDependencies {
 const failure = (reason: string): { ok: false; reason: string } => ({ ok: false, reason });
 
 /**
- * The Discord `PlatformAdapter` (DESIGN D28): role grants and revocations, `server` grants with the linked subscriber's OAuth token (refreshed; fails when they must link again),
- * kick, ban and unban in the project's linked server. No bot credential → a failure naming `PUT /v1/projects/{id}/bot`; no Discord user id or no linked server → no call.
+ * The Discord `PlatformAdapter` (DESIGN D28): role grants and revocations, `server` grants with the linked subscriber's
+ * OAuth token (refreshed; fails when they must link again), kick, ban and unban in the project's linked server. No bot
+ * credential → a failure naming `PUT /v1/projects/{id}/bot`; no Discord user id or no linked server → no call.
  */
 export function discordPlatformAdapter(dependencies: DiscordAdapterDependencies): PlatformAdapter {
-  /** The linked server, the bot token and the client settings of the target's project, or why there are none (null: nothing to do). */
+  /**
+   * The linked server, the bot token and the client settings of the target's project, or why there are none (null:
+   * nothing to do).
+   */
   const context = async (
     target: PlatformProjectTarget,
   ): Promise<

@@ -5,8 +5,9 @@ import { entity } from '../store/keys.js';
 import { recordParser } from '../store/records.js';
 
 /**
- * The `PlatformAdapter` port (DESIGN §2, D17, D22): what the domain asks of a community platform for one person of one project (grant, revoke, invite-link revocation, kick, ban).
- * Called OUTSIDE any transaction after the commit: a failure is recorded on the member (`platform_error`), never rolled back. Never returns credentials (bot tokens).
+ * The `PlatformAdapter` port (DESIGN §2, D17, D22): what the domain asks of a community platform for one person of one
+ * project (grant, revoke, invite-link revocation, kick, ban). Called OUTSIDE any transaction after the commit: a
+ * failure is recorded on the member (`platform_error`), never rolled back. Never returns credentials (bot tokens).
  */
 
 /** Who a platform call is about. */
@@ -46,7 +47,10 @@ export const PlatformResourceTarget = z.pick(ProjectResource, { kind: true, plat
 /** A linked platform resource (see {@link PlatformResourceTarget}). */
 export type PlatformResourceTarget = z.infer<typeof PlatformResourceTarget>;
 
-/** Parses a project item read for its linked resources (projection `resources`; absent: none). Throws StoredRecordError naming its key when they do not match. */
+/**
+ * Parses a project item read for its linked resources (projection `resources`; absent: none). Throws StoredRecordError
+ * naming its key when they do not match.
+ */
 export const parseProjectResources = recordParser(
   entity.project,
   z.object({ resources: z.optional(z.array(PlatformResourceTarget)) }),
@@ -91,5 +95,7 @@ export interface PlatformAdapter {
   unban(target: PlatformTarget): Promise<PlatformResult>;
 }
 
-/** Adapters by platform type; a platform without its own adapter gets the `web` behaviour (see `platformAdapterFor`). */
+/**
+ * Adapters by platform type; a platform without its own adapter gets the `web` behaviour (see `platformAdapterFor`).
+ */
 export type PlatformAdapters = Partial<Record<PlatformType, PlatformAdapter>>;

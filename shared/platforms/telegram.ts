@@ -19,14 +19,19 @@ import {
 } from './platform-adapter.js';
 
 /**
- * The Telegram platform (DESIGN D22) through `grammy`'s `Api` at `TELEGRAM_API_ROOT`; the bot's credential (`telegram_bot`, D16) is opened only for a call. Retries network, 429
- * and 5xx, not 4xx. Failures name the method and Telegram's description, never the token (grammy's `HttpError` text may hold the token-bearing URL, so it is never used).
+ * The Telegram platform (DESIGN D22) through `grammy`'s `Api` at `TELEGRAM_API_ROOT`; the bot's credential
+ * (`telegram_bot`, D16) is opened only for a call. Retries network, 429 and 5xx, not 4xx. Failures name the method and
+ * Telegram's description, never the token (grammy's `HttpError` text may hold the token-bearing URL, so it is never
+ * used).
  */
 
 /** The credential kind of a Telegram bot: secrets `bot_token` and `webhook_secret`. */
 export const TELEGRAM_CREDENTIAL: CredentialKind = 'telegram_bot';
 
-/** The updates the service asks Telegram for (`setWebhook` `allowed_updates`): membership changes, and messages (the `/account` command, D27). */
+/**
+ * The updates the service asks Telegram for (`setWebhook` `allowed_updates`): membership changes, and messages (the
+ * `/account` command, D27).
+ */
 const TELEGRAM_ALLOWED_UPDATES = ['chat_member', 'my_chat_member', 'message'] as const;
 
 /** How long a personal invite link works, in seconds (7 days). */
@@ -140,7 +145,10 @@ export async function deleteTelegramWebhook(settings: IntegrationSettings, token
   await callTelegram(settings, 'deleteWebhook', () => api.deleteWebhook());
 }
 
-/** Sends `text` (plain, no link previews) to chat `chatId` with the bot of `token` (`sendMessage`, the settings' retries). Throws {@link TelegramCallError}. */
+/**
+ * Sends `text` (plain, no link previews) to chat `chatId` with the bot of `token` (`sendMessage`, the settings'
+ * retries). Throws {@link TelegramCallError}.
+ */
 export async function sendTelegramMessage(
   settings: IntegrationSettings,
   token: string,
@@ -163,7 +171,10 @@ function telegramUserId(platformUserId: string | null): number | null {
   return platformUserId !== null && /^\d+$/.test(platformUserId) ? Number(platformUserId) : null;
 }
 
-/** What {@link telegramPlatformAdapter} needs: the store (credentials, linked chats) and the settings (read when a call is made). */
+/**
+ * What {@link telegramPlatformAdapter} needs: the store (credentials, linked chats) and the settings (read when a call
+ * is made).
+ */
 export interface TelegramAdapterDependencies {
   store: Store;
   settings: () => IntegrationSettings;
@@ -174,8 +185,9 @@ export interface TelegramAdapterDependencies {
 const failure = (reason: string): { ok: false; reason: string } => ({ ok: false, reason });
 
 /**
- * The Telegram `PlatformAdapter` (DESIGN D17, D22) on the project's linked chats: grant = lift a removal + a personal single-use invite link ({@link INVITE_LINK_LIFETIME_SECONDS});
- * revoke/kick = ban then unban (no lasting ban); ban = for good. No bot → a failure naming `PUT /v1/projects/{id}/bot`; no Telegram user id or no linked chats → no call.
+ * The Telegram `PlatformAdapter` (DESIGN D17, D22) on the project's linked chats: grant = lift a removal + a personal
+ * single-use invite link ({@link INVITE_LINK_LIFETIME_SECONDS}); revoke/kick = ban then unban (no lasting ban); ban =
+ * for good. No bot → a failure naming `PUT /v1/projects/{id}/bot`; no Telegram user id or no linked chats → no call.
  */
 export function telegramPlatformAdapter(dependencies: TelegramAdapterDependencies): PlatformAdapter {
   /** Opens the bot of the target's project, or answers why not. */

@@ -4,7 +4,10 @@ import { manualPaymentProvider } from './manual.js';
 import type { PaymentProviderAdapters } from './payment-provider.js';
 import { stripePaymentProvider } from './stripe.js';
 
-/** What the service's payment-provider adapters need of a runtime: the store (credentials) and its integration settings (if it carries any). */
+/**
+ * What the service's payment-provider adapters need of a runtime: the store (credentials) and its integration settings
+ * (if it carries any).
+ */
 export interface PaymentProviderRuntime {
   store: Store;
   integrations?: IntegrationSettings;

@@ -1,9 +1,10 @@
 import type { PaymentProvider } from '../catalogues/payment-providers.js';
 
 /**
- * `PaymentProviderAdapter` port (§2, D16, D22): plan sync, refunds, provider-first subscription changes, checkout and portal sessions. Called OUTSIDE
- * transactions (callers record outcomes afterwards), ONE attempt per call (callers retry `retryable` failures). Adapters open credentials themselves,
- * so no secret crosses the port, and never return credentials.
+ * `PaymentProviderAdapter` port (§2, D16, D22): plan sync, refunds, provider-first subscription changes, checkout and
+ * portal sessions. Called OUTSIDE transactions (callers record outcomes afterwards), ONE attempt per call (callers
+ * retry `retryable` failures). Adapters open credentials themselves, so no secret crosses the port, and never return
+ * credentials.
  */
 
 /** What a provider needs to know of a plan to list it in its catalogue. Amounts in minor units. */
@@ -65,7 +66,9 @@ export interface RefundRequest {
   currency: string;
   /** The creator's reason, or null (kept as metadata, not Stripe's `reason` enum). */
   reason: string | null;
-  /** The same key for the same refund (a retry after a timeout must not refund twice): the provider's idempotency key. */
+  /**
+   * The same key for the same refund (a retry after a timeout must not refund twice): the provider's idempotency key.
+   */
   idempotency_key: string;
 }
 
@@ -73,8 +76,8 @@ export interface RefundRequest {
 export type RefundResult = { ok: true; provider_refund_id: string | null } | ProviderFailure;
 
 /**
- * A provider-billed subscription change asked of the provider BEFORE our transaction commits it (D27): `cancel`, `cancel_at_period_end`/`keep`,
- * `pause`/`resume_collection`, `change_price` (prorated per `proration_behavior`).
+ * A provider-billed subscription change asked of the provider BEFORE our transaction commits it (D27): `cancel`,
+ * `cancel_at_period_end`/`keep`, `pause`/`resume_collection`, `change_price` (prorated per `proration_behavior`).
  */
 export type ProviderSubscriptionChange =
   | { kind: 'cancel' }
@@ -126,7 +129,10 @@ export interface CheckoutSessionRequest {
   idempotency_key: string;
 }
 
-/** The outcome of a checkout creation: the provider's session id, the URL to send the buyer to and when it expires (ISO 8601). */
+/**
+ * The outcome of a checkout creation: the provider's session id, the URL to send the buyer to and when it expires (ISO
+ * 8601).
+ */
 export type CheckoutSessionResult = { ok: true; id: string; url: string; expires_at: string } | ProviderFailure;
 
 /** A hosted page where a subscriber manages their payment method (Stripe Billing Portal), for one provider customer. */
@@ -157,11 +163,17 @@ export interface PaymentProviderAdapter {
    * unexpected failure the caller treats as retryable, without its message.
    */
   refund(request: RefundRequest): Promise<RefundResult>;
-  /** Makes a subscription change at the provider before our transaction records it (see {@link ProviderSubscriptionChange}). */
+  /**
+   * Makes a subscription change at the provider before our transaction records it (see {@link
+   * ProviderSubscriptionChange}).
+   */
   changeSubscription(request: SubscriptionChangeRequest): Promise<SubscriptionChangeResult>;
   /** Creates a hosted checkout for a plan (DESIGN D26); a provider without one answers a non-retryable failure. */
   createCheckoutSession(request: CheckoutSessionRequest): Promise<CheckoutSessionResult>;
-  /** Creates a hosted payment-method page for a customer (DESIGN D27); a provider without one answers a non-retryable failure. */
+  /**
+   * Creates a hosted payment-method page for a customer (DESIGN D27); a provider without one answers a non-retryable
+   * failure.
+   */
   createBillingPortalSession(request: BillingPortalSessionRequest): Promise<BillingPortalSessionResult>;
 }
 

@@ -2,8 +2,9 @@ import type Stripe from 'stripe';
 import type { IntegrationSettings } from '../integrations.js';
 
 /**
- * Builds every `stripe` SDK client (D16, D22), pointed at `settings.stripeApiBaseUrl`; SDK retries are off (callers retry per `settings.retry`).
- * The SDK (~250 KB) is imported on first use, a chunk of its own, so route bundles stay small (D23).
+ * Builds every `stripe` SDK client (D16, D22), pointed at `settings.stripeApiBaseUrl`; SDK retries are off (callers
+ * retry per `settings.retry`). The SDK (~250 KB) is imported on first use, a chunk of its own, so route bundles stay
+ * small (D23).
  */
 
 let sdk: Promise<typeof Stripe> | undefined;
@@ -20,7 +21,10 @@ export type StripeErrors = Stripe['errors'];
 /** Milliseconds the SDK waits for one Stripe API response before failing the call (a retryable failure). */
 const STRIPE_REQUEST_TIMEOUT_MS = 10_000;
 
-/** The SDK's `host`, `port` and `protocol` options for a base URL such as `https://api.stripe.com` or `http://127.0.0.1:12111`. */
+/**
+ * The SDK's `host`, `port` and `protocol` options for a base URL such as `https://api.stripe.com` or
+ * `http://127.0.0.1:12111`.
+ */
 function stripeAddress(baseUrl: string): { host: string; port: number; protocol: 'http' | 'https' } {
   const url = new URL(baseUrl);
   const protocol = url.protocol === 'http:' ? 'http' : 'https';

@@ -20,14 +20,21 @@ import type {
 import { stripeClient, type StripeErrors } from './stripe-client.js';
 
 /**
- * Stripe outbound (D16, D22): key check, plan sync, refunds via the SDK. Keys (`stripe` credential) are opened per call, never returned, logged or put in
- * a failure. ONE attempt per call (`retryable`: unreachable, timeout, 5xx, 429); repeats are safe (deterministic ids, idempotency keys).
+ * Stripe outbound (D16, D22): key check, plan sync, refunds via the SDK. Keys (`stripe` credential) are opened per
+ * call, never returned, logged or put in a failure. ONE attempt per call (`retryable`: unreachable, timeout, 5xx, 429);
+ * repeats are safe (deterministic ids, idempotency keys).
  */
 
-/** The credential kind of a project's Stripe connection: secrets `secret_key` (`rk_...`/`sk_...`) and `webhook_secret` (`whsec_...`). */
+/**
+ * The credential kind of a project's Stripe connection: secrets `secret_key` (`rk_...`/`sk_...`) and `webhook_secret`
+ * (`whsec_...`).
+ */
 export const STRIPE_CREDENTIAL: CredentialKind = 'stripe';
 
-/** Replaces anything shaped like a Stripe key or webhook secret in `text` (Stripe's 401 message names the key, masked but for its tail). */
+/**
+ * Replaces anything shaped like a Stripe key or webhook secret in `text` (Stripe's 401 message names the key, masked
+ * but for its tail).
+ */
 function redactStripeSecrets(text: string): string {
   return text
     .replace(/\b(sk|rk|pk)_(test|live)_[A-Za-z0-9*]+/g, '[redacted key]')
@@ -111,7 +118,10 @@ export function stripeProductId(planId: string): string {
   return `svc_plan_${planId}`;
 }
 
-/** The `lookup_key` of a plan's Price for one price version (moved to the newest Price of that version with `transfer_lookup_key`). */
+/**
+ * The `lookup_key` of a plan's Price for one price version (moved to the newest Price of that version with
+ * `transfer_lookup_key`).
+ */
 function stripePriceLookupKey(planId: string, priceVersion: number): string {
   return `svc_plan_${planId}_v${priceVersion}`;
 }
@@ -131,7 +141,10 @@ function desiredPrice(plan: PlanForSync, productId: string): Stripe.PriceCreateP
   };
 }
 
-/** True when the stored Price `price` already is the price `wanted` describes (Prices are immutable: any difference is a new Price). */
+/**
+ * True when the stored Price `price` already is the price `wanted` describes (Prices are immutable: any difference is a
+ * new Price).
+ */
 function samePrice(price: Stripe.Price, wanted: Stripe.PriceCreateParams): boolean {
   const product = typeof price.product === 'string' ? price.product : price.product.id;
   const recurring = wanted.recurring ?? null;
@@ -180,15 +193,19 @@ export function stripeSubscriptionUpdate(
   }
 }
 
-/** What {@link stripePaymentProvider} needs: the store (the project's credential) and the settings (read when a call is made). */
+/**
+ * What {@link stripePaymentProvider} needs: the store (the project's credential) and the settings (read when a call is
+ * made).
+ */
 export interface StripeAdapterDependencies {
   store: Store;
   settings: () => IntegrationSettings;
 }
 
 /**
- * The Stripe `PaymentProviderAdapter` (D22): plan sync (Product upserted by {@link stripeProductId}; a Price is never edited: a new one, amounts in minor units,
- * replaces and deactivates it), refunds of the PaymentIntent, subscription changes, checkout and billing portal sessions. No credential: non-retryable failure.
+ * The Stripe `PaymentProviderAdapter` (D22): plan sync (Product upserted by {@link stripeProductId}; a Price is never
+ * edited: a new one, amounts in minor units, replaces and deactivates it), refunds of the PaymentIntent, subscription
+ * changes, checkout and billing portal sessions. No credential: non-retryable failure.
  */
 export function stripePaymentProvider(dependencies: StripeAdapterDependencies): PaymentProviderAdapter {
   const clientOf = async (target: { team_id: string; project_id: string }): Promise<Stripe | ProviderFailure> => {

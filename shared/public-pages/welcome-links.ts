@@ -33,7 +33,10 @@ const WELCOME_LINK_LIFETIME_MS = 24 * 3600 * 1000;
 
 const hashOf = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
 
-/** Stores a new welcome link for subscription `subscriptionId` of project `projectId` (team `teamId`); returns its token. */
+/**
+ * Stores a new welcome link for subscription `subscriptionId` of project `projectId` (team `teamId`); returns its
+ * token.
+ */
 export async function createWelcomeLink(
   store: Store,
   clock: Clock,
@@ -56,7 +59,10 @@ export async function createWelcomeLink(
   return token;
 }
 
-/** The team and subscription a live welcome link of project `projectId` names, or null (unknown, expired, another project's, malformed). */
+/**
+ * The team and subscription a live welcome link of project `projectId` names, or null (unknown, expired, another
+ * project's, malformed).
+ */
 export async function findWelcomeLink(
   store: Store,
   clock: Clock,

@@ -8,7 +8,10 @@ export const Timestamp = z.iso.datetime().check(z.describe('ISO 8601 UTC timesta
 const NOT_TEXT = /[\p{Cc}\p{Cs}]/u;
 /** The same, but tabs and line breaks are text in a description. */
 const NOT_MULTILINE_TEXT = /[^\P{Cc}\t\n\r]|\p{Cs}/u;
-/** What a name, description or label with a control character or an unpaired surrogate is refused with (VALIDATION_FAILED names the field). */
+/**
+ * What a name, description or label with a control character or an unpaired surrogate is refused with
+ * (VALIDATION_FAILED names the field).
+ */
 const TEXT_RULE = 'must be text: no control characters (NUL included) and no unpaired surrogates';
 
 /** A one-line name or label a person reads: trimmed, 1 to `max` characters, {@link TEXT_RULE}. */
@@ -101,7 +104,10 @@ export function toMinorUnits(major: string, currency: string): number | null {
   return Number(match[1]) * 10 ** exponent + Number((match[2] ?? '').padEnd(exponent, '0') || '0');
 }
 
-/** An amount in integer MINOR units as a decimal number in the major unit: 999 USD → `9.99`, 500 JPY → `500`, 5 EUR → `0.05`. */
+/**
+ * An amount in integer MINOR units as a decimal number in the major unit: 999 USD → `9.99`, 500 JPY → `500`, 5 EUR →
+ * `0.05`.
+ */
 export function minorToMajor(amount: number, currency: string): string {
   const exponent = currencyExponent(currency);
   const sign = amount < 0 ? '-' : '';
@@ -109,12 +115,17 @@ export function minorToMajor(amount: number, currency: string): string {
   return `${sign}${exponent ? `${digits.slice(0, -exponent)}.${digits.slice(-exponent)}` : digits}`;
 }
 
-/** An amount in integer MINOR units written in the major unit with the currency code: 999 USD → `9.99 USD`, 500 JPY → `500 JPY`. */
+/**
+ * An amount in integer MINOR units written in the major unit with the currency code: 999 USD → `9.99 USD`, 500 JPY →
+ * `500 JPY`.
+ */
 export function formatMinorUnits(amount: number, currency: string): string {
   return `${minorToMajor(amount, currency)} ${currency.toUpperCase()}`;
 }
 
-/** An amount in a currency's minor unit shown in its main unit for people (`€9.00`, `¥500`), with the currency's symbol. */
+/**
+ * An amount in a currency's minor unit shown in its main unit for people (`€9.00`, `¥500`), with the currency's symbol.
+ */
 export function formatPrice(amount: number, currency: string, locale = 'en'): string {
   const digits = currencyExponent(currency);
   return new Intl.NumberFormat(locale, {

@@ -22,7 +22,9 @@ export interface TierLimit {
 }
 
 export const billingStore = {
-  /** The team item and the billing account item (either undefined when absent): one BatchGetItem, strongly consistent. */
+  /**
+   * The team item and the billing account item (either undefined when absent): one BatchGetItem, strongly consistent.
+   */
   async readTeamAndAccount(
     store: Store,
     teamId: string,
@@ -120,7 +122,10 @@ export const billingStore = {
     });
   },
 
-  /** Adds to `tx` the team's tier (`tierAttribute` = `tier`), conditional on the team existing undeleted (else `deleted()`). */
+  /**
+   * Adds to `tx` the team's tier (`tierAttribute` = `tier`), conditional on the team existing undeleted (else
+   * `deleted()`).
+   */
   setTier(tx: Transaction, teamId: string, tierAttribute: string, tier: string, deleted: () => ProblemError): void {
     tx.update(keys.team(teamId), {
       expression: 'SET #tier = :tier',
@@ -219,12 +224,17 @@ export const billingStore = {
     });
   },
 
-  /** The due time (ISO) of the deadline item of (team, kind, subject) as stored now (strongly consistent), or undefined. */
+  /**
+   * The due time (ISO) of the deadline item of (team, kind, subject) as stored now (strongly consistent), or undefined.
+   */
   async deadlineDueAt(store: Store, teamId: string, kind: string, subjectId: string): Promise<unknown> {
     return (await store.get(keys.deadline(teamId, kind, subjectId)))?.due_at;
   },
 
-  /** Adds to `tx` the replacement of a deadline item by `nextItem` (same key), conditional on its due time still being `dueAt`. */
+  /**
+   * Adds to `tx` the replacement of a deadline item by `nextItem` (same key), conditional on its due time still being
+   * `dueAt`.
+   */
   moveDeadline(tx: Transaction, nextItem: Item, dueAt: string): void {
     tx.put(nextItem, {
       condition: `${ITEM_EXISTS_CONDITION.expression} AND due_at = :due_at`,

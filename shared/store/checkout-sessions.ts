@@ -7,7 +7,10 @@ import type { Store } from './store.js';
  * its own, names the team and the subscription it created (written with the subscription, read by the welcome page).
  */
 export const checkoutSessionStore = {
-  /** The team and subscription of the completed session `sessionId` of project `projectId` (strongly consistent), or null. */
+  /**
+   * The team and subscription of the completed session `sessionId` of project `projectId` (strongly consistent), or
+   * null.
+   */
   async findSubscription(
     store: Store,
     projectId: string,

@@ -16,7 +16,10 @@ function eventKeyAt(ms: number, edge: 'low' | 'high'): string {
   return `${sortKeyPrefix.event}evt_${encodeTime(Math.max(0, ms), 10)}${(edge === 'low' ? '0' : 'Z').repeat(16)}`;
 }
 
-/** Which of a team's events a page holds: created within the range (epoch ms, inclusive), of `types` (all when undefined) and of `project_id`. */
+/**
+ * Which of a team's events a page holds: created within the range (epoch ms, inclusive), of `types` (all when
+ * undefined) and of `project_id`.
+ */
 export interface EventSelection {
   createdAfterMs?: number;
   createdBeforeMs?: number;

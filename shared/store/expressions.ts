@@ -3,9 +3,9 @@ import type { Item } from './requests.js';
 import { ConditionFailedError, type Store } from './store.js';
 
 /**
- * Expression fragments the per-object store adapters share (DESIGN D14, D35): existence conditions, the
- * optimistic revision guard and bump, a deadline's due-time guard, and `SET` clauses built from a record of fields. Only adapters under
- * `shared/store/` use them; the domain never sees an expression.
+ * Expression fragments the per-object store adapters share (DESIGN D14, D35): existence conditions, the optimistic
+ * revision guard and bump, a deadline's due-time guard, and `SET` clauses built from a record of fields. Only adapters
+ * under `shared/store/` use them; the domain never sees an expression.
  */
 
 /** A condition expression with its placeholders (names `#…`, values `:…`). */
@@ -36,7 +36,10 @@ export const RAISE_REVISION = {
   values: { ':revision_one': 1 },
 } as const;
 
-/** Resolves true once `write` is made, false when its condition failed ({@link ConditionFailedError}); other errors reject. */
+/**
+ * Resolves true once `write` is made, false when its condition failed ({@link ConditionFailedError}); other errors
+ * reject.
+ */
 export async function conditionally(write: Promise<unknown>): Promise<boolean> {
   try {
     await write;
@@ -89,7 +92,10 @@ export function atVersion(version: number): Condition {
   return { expression: 'version = :read_version', values: { ':read_version': version } };
 }
 
-/** The stored items of `ids` found under `keyOf` (strongly consistent BatchGetItems of 100 keys), in no particular order. */
+/**
+ * The stored items of `ids` found under `keyOf` (strongly consistent BatchGetItems of 100 keys), in no particular
+ * order.
+ */
 export async function readByIds(store: Store, ids: readonly string[], keyOf: (id: string) => Item): Promise<Item[]> {
   const items: Item[] = [];
   for (let start = 0; start < ids.length; start += 100)
@@ -114,7 +120,9 @@ export function existsAtRevision(revision: number): Guard {
   };
 }
 
-/** The SET clause raising `revision` to `:next_revision` (bound by {@link existsAtRevision} or {@link existsAsRead}). */
+/**
+ * The SET clause raising `revision` to `:next_revision` (bound by {@link existsAtRevision} or {@link existsAsRead}).
+ */
 export const REVISION_BUMP = 'revision = :next_revision';
 
 /**

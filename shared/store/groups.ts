@@ -57,7 +57,10 @@ export const groupStore = {
     });
   },
 
-  /** Adds to `tx` a new group (without `member_count`) and its name claim, each only if absent; a taken name is `nameTaken()`. */
+  /**
+   * Adds to `tx` a new group (without `member_count`) and its name claim, each only if absent; a taken name is
+   * `nameTaken()`.
+   */
   create(
     tx: Transaction,
     teamId: string,
@@ -115,7 +118,10 @@ export const groupStore = {
     });
   },
 
-  /** Adds to `tx` a group's new member list (`member_ids`, `updated_at`, `version` of `next`), conditional on the version read. */
+  /**
+   * Adds to `tx` a group's new member list (`member_ids`, `updated_at`, `version` of `next`), conditional on the
+   * version read.
+   */
   writeMembers(
     tx: Transaction,
     teamId: string,
@@ -149,7 +155,9 @@ export const groupStore = {
     });
   },
 
-  /** Adds to `tx` the deletion of the group as read with its name claim, conditional on its version (else `changed()`). */
+  /**
+   * Adds to `tx` the deletion of the group as read with its name claim, conditional on its version (else `changed()`).
+   */
   delete(
     tx: Transaction,
     teamId: string,

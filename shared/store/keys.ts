@@ -17,7 +17,10 @@ export function workerIndexShard(id: string): number {
  * allows `UpdateItem` only on items whose partition key starts with it (`dynamodb:LeadingKeys`, DESIGN D23).
  */
 export const RATE_COUNTER_PARTITION_PREFIX = 'RATE#';
-/** The partition-key prefix of token items (`keys.token`); read routes may update only their `last_used_at` (lib/route-stack.ts). */
+/**
+ * The partition-key prefix of token items (`keys.token`); read routes may update only their `last_used_at`
+ * (lib/route-stack.ts).
+ */
 export { TOKEN_PARTITION_PREFIX };
 
 /**
@@ -28,7 +31,10 @@ export { TOKEN_PARTITION_PREFIX };
  */
 export const keys = mergeFacts(FACTS, 'keys', {
   idempotency: (teamId: string, key: string) => ({ pk: `TEAM#${teamId}`, sk: `IDEMPOTENCY#${key}` }),
-  /** MCP sessions live in their token's partition: one BatchGet reads both, and a session is bound to its token by its key. */
+  /**
+   * MCP sessions live in their token's partition: one BatchGet reads both, and a session is bound to its token by its
+   * key.
+   */
   session: (tokenId: string, sessionId: string) => ({
     pk: `${TOKEN_PARTITION_PREFIX}${tokenId}`,
     sk: `MCP_SESSION#${sessionId}`,
@@ -109,7 +115,8 @@ export const keys = mergeFacts(FACTS, 'keys', {
     pk: `TEAM#${teamId}#PROJECT#${projectId}#INVITE_LINK#${linkSha256}`,
     sk: 'INVITE_LINK',
   }),
-  // The `state` of a Discord account-linking flow (DESIGN D28), found by its SHA-256 (the state itself is never stored).
+  // The `state` of a Discord account-linking flow (DESIGN D28), found by its SHA-256 (the state itself is never
+  // stored).
   discordLinkState: (stateSha256: string) => ({ pk: `DISCORD_LINK_STATE#${stateSha256}`, sk: 'DISCORD_LINK_STATE' }),
   // A payment provider's ids of a project's objects (DESIGN D16, D22): small lookup items, each in a
   // partition of its own, written in the transaction that creates the object they point at, so an inbound
@@ -120,12 +127,19 @@ export const keys = mergeFacts(FACTS, 'keys', {
     pk: `TEAM#${teamId}#PROJECT#${projectId}#PROVIDER_CUSTOMER#${provider}#${customerId}`,
     sk: 'PROVIDER_CUSTOMER',
   }),
-  /** A provider subscription → our subscription id (`subscription_id`) and, per event family, the `created` (unix SECONDS) of the last provider event applied to it (`last_subscription_event_created`, `last_invoice_event_created`). */
+  /**
+   * A provider subscription → our subscription id (`subscription_id`) and, per event family, the `created` (unix
+   * SECONDS) of the last provider event applied to it (`last_subscription_event_created`,
+   * `last_invoice_event_created`).
+   */
   providerSubscription: (teamId: string, projectId: string, provider: string, subscriptionId: string) => ({
     pk: `TEAM#${teamId}#PROJECT#${projectId}#PROVIDER_SUBSCRIPTION#${provider}#${subscriptionId}`,
     sk: 'PROVIDER_SUBSCRIPTION',
   }),
-  /** A provider payment (Stripe: the PaymentIntent) → our payment id (`payment_id`) and its subscription (`subscription_id`). */
+  /**
+   * A provider payment (Stripe: the PaymentIntent) → our payment id (`payment_id`) and its subscription
+   * (`subscription_id`).
+   */
   providerPayment: (teamId: string, projectId: string, provider: string, paymentId: string) => ({
     pk: `TEAM#${teamId}#PROJECT#${projectId}#PROVIDER_PAYMENT#${provider}#${paymentId}`,
     sk: 'PROVIDER_PAYMENT',

@@ -27,7 +27,9 @@ import { projectExists } from './subscriptions/reads.js';
  * (`keys.platformUser`, SHA-256 of the platform user id, one per project) naming its subscriber and member.
  */
 
-/** The key hash of a platform user id: hex SHA-256 of its UTF-8 text (keeps arbitrary platform ids out of key syntax). */
+/**
+ * The key hash of a platform user id: hex SHA-256 of its UTF-8 text (keeps arbitrary platform ids out of key syntax).
+ */
 function platformUserHash(platformUserId: string): string {
   return createHash('sha256').update(platformUserId, 'utf8').digest('hex');
 }
@@ -59,7 +61,10 @@ const parseMemberSubscriber = recordParser(
   z.object({ subscriber_id: z.optional(Member.shape.subscriber_id) }),
 );
 
-/** The subscriber a member is linked to (null: none yet), or undefined when there is no such member (one projected GetItem). */
+/**
+ * The subscriber a member is linked to (null: none yet), or undefined when there is no such member (one projected
+ * GetItem).
+ */
 export async function readMemberSubscriberId(
   store: Store,
   teamId: string,
@@ -70,7 +75,9 @@ export async function readMemberSubscriberId(
   return member ? (parseMemberSubscriber(member).subscriber_id ?? null) : undefined;
 }
 
-/** The member a subscriber is linked to (one projected GetItem of the subscriber), or null: none, or no such subscriber. */
+/**
+ * The member a subscriber is linked to (one projected GetItem of the subscriber), or null: none, or no such subscriber.
+ */
 export async function readSubscriberMemberId(
   store: Store,
   teamId: string,
@@ -235,7 +242,9 @@ export function linkInvitedSubscriber(
   });
 }
 
-/** Adds the link of a new member to the subscriber (revision + 1), conditional on the subscriber having no member yet. */
+/**
+ * Adds the link of a new member to the subscriber (revision + 1), conditional on the subscriber having no member yet.
+ */
 export function linkMemberToSubscriber(
   tx: Transaction,
   teamId: string,

@@ -73,7 +73,10 @@ export interface PageQuery<T> {
   partition: string;
   /** Sort-key prefix of the list's item type (`begins_with`); omitted for a partition of one type. */
   sortKeyPrefix?: string;
-  /** Sort keys from `from` to `to` (inclusive, `BETWEEN`) instead of `begins_with`: a time range of ULID-keyed items. Cursors are still checked against `sortKeyPrefix`. */
+  /**
+   * Sort keys from `from` to `to` (inclusive, `BETWEEN`) instead of `begins_with`: a time range of ULID-keyed items.
+   * Cursors are still checked against `sortKeyPrefix`.
+   */
   sortKeyRange?: { from: string; to: string };
   limit: number;
   cursor?: string;
@@ -116,7 +119,10 @@ export async function queryPage<T>(store: Store, query: PageQuery<T>): Promise<P
   return { data: result.items.map(query.map), next_cursor: encodeCursor(result.lastEvaluatedKey) };
 }
 
-/** One condition of a list's filter: `attribute` equals `equals` (dropped when `equals` is undefined), or is one of `oneOf`. */
+/**
+ * One condition of a list's filter: `attribute` equals `equals` (dropped when `equals` is undefined), or is one of
+ * `oneOf`.
+ */
 export type ListCondition = { attribute: string; equals: unknown } | { attribute: string; oneOf: readonly unknown[] };
 
 /**

@@ -14,7 +14,9 @@ import type { Transaction } from './unit-of-work.js';
  * (absent = 0). The project's plan set is kept by `projectStore.addPlan` / `removePlan` in the same transaction.
  */
 
-/** The condition a plan change may carry: no live subscriptions (an in-place price edit), passed to `decidePlanUpdate`. */
+/**
+ * The condition a plan change may carry: no live subscriptions (an in-place price edit), passed to `decidePlanUpdate`.
+ */
 export { NO_LIVE_SUBSCRIPTIONS };
 
 export const planStore = {

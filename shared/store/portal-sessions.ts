@@ -20,7 +20,10 @@ interface NewPortalLink {
 }
 
 export const portalSessionStore = {
-  /** Stores a new portal link under the SHA-256 of its token (only if absent: a repeated hash throws ConditionFailedError). */
+  /**
+   * Stores a new portal link under the SHA-256 of its token (only if absent: a repeated hash throws
+   * ConditionFailedError).
+   */
   async createLink(store: Store, linkSha256: string, link: NewPortalLink): Promise<void> {
     await store.put({
       Item: {
@@ -57,7 +60,10 @@ export const portalSessionStore = {
     return keys.portalSession(sessionSha256);
   },
 
-  /** Stores a new portal session (its fields, TTL `ttlSeconds` in epoch SECONDS) under the SHA-256 of its cookie value, only if absent. */
+  /**
+   * Stores a new portal session (its fields, TTL `ttlSeconds` in epoch SECONDS) under the SHA-256 of its cookie value,
+   * only if absent.
+   */
   async createSession(
     store: Store,
     sessionSha256: string,

@@ -74,7 +74,9 @@ export const projectStore = {
     return new Set(items.map((item) => parseStoredProjectId(item).id));
   },
 
-  /** One page of the team's projects in id order, optionally only `status` (D12). Errors: VALIDATION_FAILED (cursor). */
+  /**
+   * One page of the team's projects in id order, optionally only `status` (D12). Errors: VALIDATION_FAILED (cursor).
+   */
   async listPage<T>(
     store: Store,
     teamId: string,
@@ -183,7 +185,10 @@ export const projectStore = {
     });
   },
 
-  /** Adds to `tx` plan `planId` to the project's plan set, conditional on the project being active with fewer than `maxPlans`. */
+  /**
+   * Adds to `tx` plan `planId` to the project's plan set, conditional on the project being active with fewer than
+   * `maxPlans`.
+   */
   addPlan(tx: Transaction, teamId: string, projectId: string, planId: string, maxPlans: number): void {
     tx.update(keys.project(teamId, projectId), {
       expression: 'ADD plan_ids :plan_id',

@@ -25,7 +25,10 @@ export class StoredRecordError extends Error {
   }
 }
 
-/** How a parse error names an item: its `pk` and `sk` (the default), or a description of the caller's for keys built from a hash. */
+/**
+ * How a parse error names an item: its `pk` and `sk` (the default), or a description of the caller's for keys built
+ * from a hash.
+ */
 export type KeyDescription = (item: Item) => string;
 
 const primaryKeyOf: KeyDescription = (item) => `${String(item.pk)} / ${String(item.sk)}`;
@@ -46,7 +49,10 @@ export function parseItem<S extends z.ZodMiniType<object, Item>>(
   return parsed.data;
 }
 
-/** {@link parseItem} bound to one entity and schema: `(item) => record`, for `items.map(...)` and repositories' `toX` mappers. */
+/**
+ * {@link parseItem} bound to one entity and schema: `(item) => record`, for `items.map(...)` and repositories' `toX`
+ * mappers.
+ */
 export function recordParser<S extends z.ZodMiniType<object, Item>>(
   entity: string,
   schema: S,

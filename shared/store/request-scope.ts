@@ -21,8 +21,9 @@ export interface RequestScope {
 }
 
 /**
- * A condition every write of a request must meet (DESIGN D20: a locked team's creator writes are refused): `check` joins the first TransactWriteItems (no extra request),
- * its failure becomes `problem()`; a non-transactional write (PutItem, UpdateItem, DeleteItem) is preceded by `verify`, one strongly consistent read.
+ * A condition every write of a request must meet (DESIGN D20: a locked team's creator writes are refused): `check`
+ * joins the first TransactWriteItems (no extra request), its failure becomes `problem()`; a non-transactional write
+ * (PutItem, UpdateItem, DeleteItem) is preceded by `verify`, one strongly consistent read.
  */
 export interface RequestGuard {
   /** A ConditionCheck on an item no guarded operation writes (two operations on one item cancel a transaction). */
@@ -78,8 +79,9 @@ export function outsideRequestScope<T>(work: () => T): T {
 }
 
 /**
- * Wraps `store` so the request's {@link RequestGuard} holds before its first write (a failed check answers the guard's problem even if other conditions failed too).
- * Bookkeeping writes (rate counter, idempotency claim, activity) and reads are never guarded; outside a scope, without a guard or once it passed, calls go straight through.
+ * Wraps `store` so the request's {@link RequestGuard} holds before its first write (a failed check answers the guard's
+ * problem even if other conditions failed too). Bookkeeping writes (rate counter, idempotency claim, activity) and
+ * reads are never guarded; outside a scope, without a guard or once it passed, calls go straight through.
  */
 export function guardedStore(store: Store): Store {
   const pending = (): (RequestScope & { guard: RequestGuard }) | null => {

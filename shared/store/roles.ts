@@ -89,7 +89,9 @@ export const roleStore = {
     }
   },
 
-  /** Adds to `tx` a new role and its name claim (`normalizedName`), each only if absent; a taken name is `nameTaken()`. */
+  /**
+   * Adds to `tx` a new role and its name claim (`normalizedName`), each only if absent; a taken name is `nameTaken()`.
+   */
   create(
     tx: Transaction,
     teamId: string,

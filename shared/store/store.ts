@@ -123,7 +123,10 @@ export interface StoreOptions {
   client?: DynamoDBClient;
   /** A document client to send every command through instead (tests: fault injection and gates). */
   document?: Pick<DynamoDBDocumentClient, 'send'>;
-  /** Waits between retries of DynamoDB Local's lock timeouts, in MILLISECONDS (default 25 growing to 1,000; tests shorten them). */
+  /**
+   * Waits between retries of DynamoDB Local's lock timeouts, in MILLISECONDS (default 25 growing to 1,000; tests
+   * shorten them).
+   */
   lockTimeoutWaitMs?: { min: number; max: number };
 }
 
@@ -206,7 +209,10 @@ export function createStore(options: StoreOptions): Store {
       throw translate(error);
     }
   };
-  /** {@link send} for one item or one query: DynamoDB Local's lock timeouts are retried (see {@link LOCK_TIMEOUT_RETRIES}). */
+  /**
+   * {@link send} for one item or one query: DynamoDB Local's lock timeouts are retried (see {@link
+   * LOCK_TIMEOUT_RETRIES}).
+   */
   const wait = options.lockTimeoutWaitMs ?? LOCK_TIMEOUT_WAIT_MS;
   const lockTimeoutRetry = {
     retries: LOCK_TIMEOUT_RETRIES,
@@ -282,7 +288,9 @@ export function createStore(options: StoreOptions): Store {
   };
 }
 
-/** The item of `items` (e.g. a {@link Store.batchGet} answer, in no particular order) stored under `key`, or undefined. */
+/**
+ * The item of `items` (e.g. a {@link Store.batchGet} answer, in no particular order) stored under `key`, or undefined.
+ */
 export function itemWithKey(items: readonly Item[], key: Key): Item | undefined {
   return items.find((item) => item.pk === key.pk && item.sk === key.sk);
 }

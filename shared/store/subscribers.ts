@@ -103,7 +103,9 @@ export const subscriberStore = {
     });
   },
 
-  /** The stored item of `subscriber` (revision 0) with its contact data (stored whatever the consent) and `email_lower`. */
+  /**
+   * The stored item of `subscriber` (revision 0) with its contact data (stored whatever the consent) and `email_lower`.
+   */
   newItem(teamId: string, subscriber: Subscriber, contact: { email: string | null; phone: string | null }): Item {
     const item: Item = {
       ...keys.subscriber(teamId, subscriber.project_id, subscriber.id),
@@ -117,7 +119,10 @@ export const subscriberStore = {
     return item;
   },
 
-  /** Adds to `tx` a new subscriber item ({@link subscriberStore.newItem}, `attributes` under it) and its reference, each only if absent. */
+  /**
+   * Adds to `tx` a new subscriber item ({@link subscriberStore.newItem}, `attributes` under it) and its reference, each
+   * only if absent.
+   */
   create(tx: Transaction, teamId: string, item: Item, subscriber: Subscriber, attributes?: Item): void {
     tx.put({ ...attributes, ...item }, { condition: ITEM_ABSENT_CONDITION.expression });
     tx.put(
@@ -159,7 +164,10 @@ export const subscriberStore = {
     });
   },
 
-  /** Adds to `tx` a subscriber's moderation fields (`status`, `banned_at`, `member_id`, `updated_at`), revision + 1, conditional on the revision read. */
+  /**
+   * Adds to `tx` a subscriber's moderation fields (`status`, `banned_at`, `member_id`, `updated_at`), revision + 1,
+   * conditional on the revision read.
+   */
   writeModeration(tx: Transaction, teamId: string, read: Item, next: Subscriber): void {
     const set = setFields({
       status: next.status,
@@ -219,7 +227,10 @@ export const subscriberStore = {
     tx.update(keys.subscriberAccess(teamId, projectId, subscriberId), { expression: clauses.join(' '), names, values });
   },
 
-  /** Adds to `tx` taking the claim of `platformUserId` for `subscriberId`, conditional on it being free and its member still `claimMemberId`. */
+  /**
+   * Adds to `tx` taking the claim of `platformUserId` for `subscriberId`, conditional on it being free and its member
+   * still `claimMemberId`.
+   */
   takeClaim(
     tx: Transaction,
     teamId: string,
@@ -237,7 +248,10 @@ export const subscriberStore = {
     });
   },
 
-  /** Adds to `tx` releasing the claim of `platformUserId` held by `subscriberId`, conditional on its member still `claimMemberId`. */
+  /**
+   * Adds to `tx` releasing the claim of `platformUserId` held by `subscriberId`, conditional on its member still
+   * `claimMemberId`.
+   */
   releaseClaim(
     tx: Transaction,
     teamId: string,
@@ -254,7 +268,10 @@ export const subscriberStore = {
     });
   },
 
-  /** Adds to `tx` naming member `memberId` on the claim `subscriberId` holds, conditional on the claim having no member yet. */
+  /**
+   * Adds to `tx` naming member `memberId` on the claim `subscriberId` holds, conditional on the claim having no member
+   * yet.
+   */
   setClaimMember(
     tx: Transaction,
     teamId: string,

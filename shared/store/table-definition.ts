@@ -1,8 +1,10 @@
 /**
- * The one definition of the DynamoDB tables, for the CDK stack and the local server / tests. Main table (single-table): team data lives under `TEAM#<team uuid>`, except items
- * found before the team is known (`TOKEN#<id>`, `PROJECT#<id>#...` lookups and credentials, sessions, sign-in/portal/welcome links, OAuth and WebAuthn items) and rate-limit
- * counters (`RATE#...`, possibly keyed by client IP); key shapes in `keys.ts`. Dead letters: `pk = TEAM#<team>`, `sk = DEAD#<dead_lettered_at ISO>#<delivery id>`, so
- * `replay-dead` reads a window with one key-range query.
+ * The one definition of the DynamoDB tables, for the CDK stack and the local server / tests. Main table (single-table):
+ * team data lives under `TEAM#<team uuid>`, except items found before the team is known (`TOKEN#<id>`,
+ * `PROJECT#<id>#...` lookups and credentials, sessions, sign-in/portal/welcome links, OAuth and WebAuthn items) and
+ * rate-limit counters (`RATE#...`, possibly keyed by client IP); key shapes in `keys.ts`. Dead letters: `pk =
+ * TEAM#<team>`, `sk = DEAD#<dead_lettered_at ISO>#<delivery id>`, so `replay-dead` reads a window with one key-range
+ * query.
  */
 export const TABLE_DEFINITION = {
   /** Logical id used in CDK and the default table name locally. */

@@ -185,7 +185,10 @@ export const teamMemberStore = {
     writeFields(tx, teamId, read, fields, versionAnd(read, { is: 'invited' }), invalid);
   },
 
-  /** Adds to `tx` a member's name and role and group lists of `next` (with `updated_at`, `version`), conditional on the version read and the member not removed. */
+  /**
+   * Adds to `tx` a member's name and role and group lists of `next` (with `updated_at`, `version`), conditional on the
+   * version read and the member not removed.
+   */
   writeProfile(
     tx: Transaction,
     teamId: string,
@@ -203,7 +206,10 @@ export const teamMemberStore = {
     writeFields(tx, teamId, read, fields, versionAnd(read, { not: 'removed' }), changed);
   },
 
-  /** Adds to `tx` a member's group list of `next` (with `updated_at`, `version`), conditional on the version read and the member not removed. */
+  /**
+   * Adds to `tx` a member's group list of `next` (with `updated_at`, `version`), conditional on the version read and
+   * the member not removed.
+   */
   writeGroups(
     tx: Transaction,
     teamId: string,

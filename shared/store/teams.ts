@@ -32,7 +32,10 @@ export const teamStore = {
     );
   },
 
-  /** Adds to `tx` the team's new name and `updated_at` (ISO), conditional on the team existing undeleted (else `deleted()`). */
+  /**
+   * Adds to `tx` the team's new name and `updated_at` (ISO), conditional on the team existing undeleted (else
+   * `deleted()`).
+   */
   rename(tx: Transaction, teamId: string, name: string, updatedAt: string, deleted: () => ProblemError): void {
     tx.update(keys.team(teamId), {
       expression: 'SET #name = :name, updated_at = :now',
@@ -43,7 +46,9 @@ export const teamStore = {
     });
   },
 
-  /** Adds to `tx` the soft deletion of the team at `nowIso`, conditional on it existing undeleted (else `deleted()`). */
+  /**
+   * Adds to `tx` the soft deletion of the team at `nowIso`, conditional on it existing undeleted (else `deleted()`).
+   */
   markDeleted(tx: Transaction, teamId: string, nowIso: string, deleted: () => ProblemError): void {
     tx.update(keys.team(teamId), {
       expression: 'SET deleted_at = :now, updated_at = :now',

@@ -45,7 +45,10 @@ export interface Transaction {
       onConditionFailed?: OnConditionFailed;
     },
   ): void;
-  /** Checks a condition on an item without writing it (without `onConditionFailed`, a failed check throws {@link ConditionFailedError}: a lost race). */
+  /**
+   * Checks a condition on an item without writing it (without `onConditionFailed`, a failed check throws {@link
+   * ConditionFailedError}: a lost race).
+   */
   check(
     key: Key,
     check: {
@@ -64,13 +67,18 @@ export interface Transaction {
 export interface UnitOfWorkRuntime {
   store: Store;
   clock: Clock;
-  /** Called after a transaction that emitted events committed, with the events it wrote to the outbox (the local relay fans them out). */
+  /**
+   * Called after a transaction that emitted events committed, with the events it wrote to the outbox (the local relay
+   * fans them out).
+   */
   eventsCommitted(events?: readonly StoredEvent[]): void;
 }
 
 /**
- * Commits the writes `work` describes as ONE TransactWriteItems with its events (DESIGN D6, D14), plus the request's idempotency completion and activity entry on its first unit.
- * A failed condition throws that item's `onConditionFailed` problem (else {@link ConditionFailedError}); a concurrency cancel is resent up to `MAX_ATTEMPTS`. Returns `work`'s result.
+ * Commits the writes `work` describes as ONE TransactWriteItems with its events (DESIGN D6, D14), plus the request's
+ * idempotency completion and activity entry on its first unit. A failed condition throws that item's
+ * `onConditionFailed` problem (else {@link ConditionFailedError}); a concurrency cancel is resent up to `MAX_ATTEMPTS`.
+ * Returns `work`'s result.
  */
 export async function unitOfWork<T>(
   runtime: UnitOfWorkRuntime,

@@ -99,7 +99,10 @@ export const replayJobStore = {
     );
   },
 
-  /** Running jobs (of any team) whose last progress is older than `beforeMs` (epoch ms): one page (≤ 100) of the running-replays index. */
+  /**
+   * Running jobs (of any team) whose last progress is older than `beforeMs` (epoch ms): one page (≤ 100) of the
+   * running-replays index.
+   */
   async pageStalled(
     store: Store,
     beforeMs: number,

@@ -86,7 +86,10 @@ function Table(props: { caption?: string; head: readonly string[]; children?: Ch
   );
 }
 
-/** One column of a {@link DataTable}: its name (the header, and each cell's `data-label`), its cell for a row, and an optional class for the cells. */
+/**
+ * One column of a {@link DataTable}: its name (the header, and each cell's `data-label`), its cell for a row, and an
+ * optional class for the cells.
+ */
 export interface Column<T> {
   label: string;
   cell: (row: T) => Child;

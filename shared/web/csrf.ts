@@ -10,10 +10,10 @@ import { relyingPartyOf, type WebRequest } from './request.js';
  * The one CSRF mechanism of the HTML surfaces (DESIGN D21, D26, D35), in two layers:
  * 1. {@link originCheck} on every surface: Hono's `csrf` refuses a form POST whose `Sec-Fetch-Site` is not
  *    `same-origin` and whose `Origin` is not the request's own, before anything runs (login CSRF included);
- * 2. a form token where a form changes state: the `csrf_token` field (or `X-CSRF-Token` header) must equal the
- *    secret it is bound to ({@link csrfTokenMatches}) — the session's own token (dashboard, portal) or, for forms
- *    shown before any session (sign-in link, invitation, join pages), a double-submit cookie ({@link doubleSubmitToken}).
- * Both refusals are `CSRF_TOKEN_INVALID` (403), rendered by the surface.
+ * 2. a form token where a form changes state: the `csrf_token` field (or `X-CSRF-Token` header) must equal the secret
+ *    it is bound to ({@link csrfTokenMatches}) — the session's own token (dashboard, portal) or, for forms shown before
+ *    any session (sign-in link, invitation, join pages), a double-submit cookie ({@link doubleSubmitToken}). Both
+ *    refusals are `CSRF_TOKEN_INVALID` (403), rendered by the surface.
  */
 
 /** The form field that carries the token. */

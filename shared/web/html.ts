@@ -2,8 +2,9 @@
 import { attributesToString, escapeHtml, isVoidElement } from '@kitajs/html';
 
 /**
- * Dashboard JSX runtime (D21) on `@kitajs/html` types and attribute escaping, escaping EVERY text child by default: only elements, fragments and
- * {@link raw} (fixed, trusted text) go in as is. Files start with `/** @jsx h *\/` and `/** @jsxFrag Fragment *\/` and import both.
+ * Dashboard JSX runtime (D21) on `@kitajs/html` types and attribute escaping, escaping EVERY text child by default:
+ * only elements, fragments and {@link raw} (fixed, trusted text) go in as is. Files start with `/** @jsx h *\/` and
+ * `/** @jsxFrag Fragment *\/` and import both.
  */
 
 const brand: unique symbol = Symbol('Html');
@@ -35,7 +36,8 @@ type Component = (props: Props) => Html;
 export function h(tag: string | Component, attributes: Record<string, unknown> | null, ...children: Child[]): Html {
   const props: Props = { ...(attributes ?? {}) };
   if (typeof tag === 'function') return tag({ ...props, children: children.length === 1 ? children[0] : children });
-  // `safe` is kitajs's escaping switch (escaping is always on here); `__self`/`__source` come from dev-mode JSX transforms.
+  // `safe` is kitajs's escaping switch (escaping is always on here); `__self`/`__source` come from dev-mode JSX
+  // transforms.
   delete props.safe;
   delete props.__self;
   delete props.__source;

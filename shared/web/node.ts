@@ -4,9 +4,9 @@ import { getRequestListener, type HttpBindings } from '@hono/node-server';
 import type { Hono } from 'hono';
 
 /**
- * A surface app on the local server (DESIGN §5, D35): `@hono/node-server` turns the Node request into a
- * `Request` and writes the `Response`. Node's own `Request`/`Response` stay in place (the rest of the process
- * uses them). `onResponse` hears each answer's method, path, status, duration and request id (the local server's log line).
+ * A surface app on the local server (DESIGN §5, D35): `@hono/node-server` turns the Node request into a `Request` and
+ * writes the `Response`. Node's own `Request`/`Response` stay in place (the rest of the process uses them).
+ * `onResponse` hears each answer's method, path, status, duration and request id (the local server's log line).
  */
 export function nodeListener(
   // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -45,7 +45,10 @@ export function relyingPartyOf(c: Context): RelyingParty {
   return { origin: `${scheme}://${host}`, rpId: host.replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1') };
 }
 
-/** Decodes the request of `c`: headers, cookies (Hono's `getCookie`), the form or JSON body (≤ {@link MAX_PAGE_BODY_BYTES}). */
+/**
+ * Decodes the request of `c`: headers, cookies (Hono's `getCookie`), the form or JSON body (≤ {@link
+ * MAX_PAGE_BODY_BYTES}).
+ */
 export async function readWebRequest(c: Context<WebEnv>): Promise<WebRequest> {
   const headers: Record<string, string> = {};
   c.req.raw.headers.forEach((value, name) => {

@@ -25,9 +25,10 @@ export type OperationOutcome<T = unknown> =
   { ok: true; result: T; replayed: boolean } | { ok: false; problem: ProblemDocument };
 
 /**
- * Runs a registry or internal operation for an HTML surface (D13, D21, D35) via `invokeOperation`, as a team member, a portal subscriber, or nobody for a
- * public one: field errors under `form.`, `idempotencyKey` makes a double submit replay. `handler` swaps in a dashboard variant (D8 rotation);
- * `surface: 'portal'` for public pages (D26, D27); `clientIp` for per-IP limits (D4). Never throws.
+ * Runs a registry or internal operation for an HTML surface (D13, D21, D35) via `invokeOperation`, as a team member, a
+ * portal subscriber, or nobody for a public one: field errors under `form.`, `idempotencyKey` makes a double submit
+ * replay. `handler` swaps in a dashboard variant (D8 rotation); `surface: 'portal'` for public pages (D26, D27);
+ * `clientIp` for per-IP limits (D4). Never throws.
  */
 export async function runOperation<T = unknown>(
   runtime: Runtime,

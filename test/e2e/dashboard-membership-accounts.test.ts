@@ -1,10 +1,10 @@
 /**
- * The dashboard's membership screens in a real browser (DESIGN D19–D21): roles with
- * chosen abilities assigned to a member (and the CONFLICT of deleting a role still held), groups, plans
- * priced in the currency's major unit, a subscriber's subscription granted, paused, resumed and
- * cancelled, its plan changed (and a refused change), suspended and unsuspended, the subscriber banned,
- * unbanned and kicked, billing with tier and invoices, the token list's "last used", and the projects,
- * tokens, deliveries and subscriptions tables at 375 px. Each test signs in its own member session; screenshots go to `test-results/dashboard/`.
+ * The dashboard's membership screens in a real browser (DESIGN D19–D21): roles with chosen abilities assigned to a
+ * member (and the CONFLICT of deleting a role still held), groups, plans priced in the currency's major unit, a
+ * subscriber's subscription granted, paused, resumed and cancelled, its plan changed (and a refused change), suspended
+ * and unsuspended, the subscriber banned, unbanned and kicked, billing with tier and invoices, the token list's "last
+ * used", and the projects, tokens, deliveries and subscriptions tables at 375 px. Each test signs in its own member
+ * session; screenshots go to `test-results/dashboard/`.
  */
 
 import { describe, expect, it } from 'vitest';

@@ -1,11 +1,12 @@
 /**
- * A fan joins and manages their membership in a real browser at 375 px (DESIGN D26, D27): the join page of a
- * Telegram project connected to Stripe, "Join" → the (fake) Stripe Checkout → "Pay", which delivers the signed
- * `checkout.session.completed` and `invoice.paid` to the service's hook → the welcome page, which polls until
- * the subscription is `active` and shows the personal Telegram invite link and "Manage your membership" →
- * the portal → "Cancel at period end", which reaches Stripe (`cancel_at_period_end` on the subscription). axe-core finds no serious or critical violation on the join, welcome
- * and portal pages. A webhook endpoint subscribed to every event gets subscription.created, payment.succeeded,
- * subscription.activated, member.access_granted and subscription.cancellation_scheduled, each once.
+ * A fan joins and manages their membership in a real browser at 375 px (DESIGN D26, D27): the join page of a Telegram
+ * project connected to Stripe, "Join" → the (fake) Stripe Checkout → "Pay", which delivers the signed
+ * `checkout.session.completed` and `invoice.paid` to the service's hook → the welcome page, which polls until the
+ * subscription is `active` and shows the personal Telegram invite link and "Manage your membership" → the portal →
+ * "Cancel at period end", which reaches Stripe (`cancel_at_period_end` on the subscription). axe-core finds no serious
+ * or critical violation on the join, welcome and portal pages. A webhook endpoint subscribed to every event gets
+ * subscription.created, payment.succeeded, subscription.activated, member.access_granted and
+ * subscription.cancellation_scheduled, each once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';

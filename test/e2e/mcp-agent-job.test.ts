@@ -162,7 +162,8 @@ describe('a scripted agent job over MCP', () => {
     }
     const paused = receiver.deliveries.find((delivery) => delivery.envelope.type === 'subscription.paused')!.envelope;
     expect(paused.data.subscription.status).toBe('paused');
-    // Both published descriptions refuse an envelope whose data lacks what its event carries (the checks above are not vacuous).
+    // Both published descriptions refuse an envelope whose data lacks what its event carries (the checks above are not
+    // vacuous).
     const tampered = { ...paused, data: { ...paused.data, subscription: { id: subscriptionId } } };
     expect(published.get('subscription.paused')!(tampered.data)).toBe(false);
     expect(openApiWebhooks('subscription.paused')(tampered)).toBe(false);

@@ -294,7 +294,8 @@ describe('every D15 transition and every event at one receiver', () => {
     await fireOne(a, 'suspend', 'POST', path(a, 'suspend'));
     await fireOne(a, 'cancel', 'POST', path(a, 'cancel'), { at_period_end: false });
 
-    // Trialing: plan changes, cancellation scheduled and withdrawn (back to trialing), suspended, unsuspended, canceled.
+    // Trialing: plan changes, cancellation scheduled and withdrawn (back to trialing), suspended, unsuspended,
+    // canceled.
     const t = await grant({ trial: true });
     await fireOne(t, 'upgrade', 'POST', path(t, 'change-plan'), { plan_id: platinum.id });
     await fireOne(t, 'downgrade', 'POST', path(t, 'change-plan'), { plan_id: gold.id });
@@ -480,7 +481,8 @@ describe('every D15 transition and every event at one receiver', () => {
     expect(stripeSyncs.map(({ envelope }) => envelope.data.plan.id)).toContain(scratchPlan.id);
     const banned = receiver.deliveries.find(({ envelope }) => envelope.type === 'member.banned')!.envelope;
     expect(banned.data.subscriber).toMatchObject({ id: grace, email: 'grace@example.com' });
-    // Secrets never travel: no endpoint secret, bot token, Stripe key or signing secret, invitation token or access code in any payload.
+    // Secrets never travel: no endpoint secret, bot token, Stripe key or signing secret, invitation token or access
+    // code in any payload.
     const everything = receiver.deliveries.map((delivery) => delivery.rawBody).join('\n');
     for (const hidden of [
       secret,

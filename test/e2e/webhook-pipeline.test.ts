@@ -46,7 +46,9 @@ async function api(method: string, path: string, body?: unknown) {
   return { status: response.status, body: text ? JSON.parse(text) : null };
 }
 
-/** Waits (vi.waitFor, 30 s) until `probe` returns a truthy value; the error names `what` and shows the server's output. */
+/**
+ * Waits (vi.waitFor, 30 s) until `probe` returns a truthy value; the error names `what` and shows the server's output.
+ */
 async function until<T>(
   what: string,
   probe: () => Promise<T | undefined | null | false>,

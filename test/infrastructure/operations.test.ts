@@ -38,7 +38,10 @@ type Synthesized = StubSynthesis;
 
 const outdirs: string[] = [];
 
-/** Synthesizes the app with stub bundles and `extraContext` (cdk.json's context first); cdk-nag runs and throws on unacknowledged findings. */
+/**
+ * Synthesizes the app with stub bundles and `extraContext` (cdk.json's context first); cdk-nag runs and throws on
+ * unacknowledged findings.
+ */
 function synthesize(extraContext: Record<string, unknown>): Synthesized {
   const synthesized = synthesizeWithStubBundles('test-operations-', extraContext);
   outdirs.push(synthesized.outdir);
@@ -238,7 +241,8 @@ describe('tracing and tables (DESIGN D23)', () => {
     const { resources } = withEmail;
     for (const [functionId, fn] of ofType(resources, 'AWS::Lambda::Function')) {
       expect(fn.Properties.TracingConfig, functionId).toEqual({ Mode: 'Active' });
-      // On `Resource: *` (X-Ray has no resource-level permissions; the fan-out's statement also holds dynamodb:ListStreams).
+      // On `Resource: *` (X-Ray has no resource-level permissions; the fan-out's statement also holds
+      // dynamodb:ListStreams).
       const xray = statementsOfFunction(resources, functionId).filter((s) =>
         asArray(s.Action).some((action) => action.startsWith('xray:')),
       );

@@ -703,7 +703,9 @@ describe('stack layout (DESIGN D23)', () => {
 });
 
 describe('bundle budgets (DESIGN D23)', () => {
-  /** Bytes of a function's entry file, or (`withChunks`) of every `.mjs` file of its asset: the entry and its chunks. */
+  /**
+   * Bytes of a function's entry file, or (`withChunks`) of every `.mjs` file of its asset: the entry and its chunks.
+   */
   const bytesOf = (fn: CfnResource, withChunks: boolean): number => {
     const entry = bundleFileOf(fn);
     if (!withChunks) return statSync(entry).size;

@@ -106,7 +106,9 @@ export function stubBundler(entry: BundleEntry, outputDir: string): void {
   );
 }
 
-/** What {@link synthesizeWithStubBundles} made: the root stack, every template, and the directory to remove afterwards. */
+/**
+ * What {@link synthesizeWithStubBundles} made: the root stack, every template, and the directory to remove afterwards.
+ */
 export interface StubSynthesis extends SynthesizedTemplates {
   stack: MembershipServiceStack;
   outdir: string;

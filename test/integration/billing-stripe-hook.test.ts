@@ -59,7 +59,10 @@ async function post(body: string, signature: string | undefined) {
   return { status: result.statusCode, body: JSON.parse(result.body) as Record<string, unknown> };
 }
 
-/** An operator invoice event of our invoice (`metadata` given, else our team and invoice ids), signed with the billing secret. */
+/**
+ * An operator invoice event of our invoice (`metadata` given, else our team and invoice ids), signed with the billing
+ * secret.
+ */
 function operatorEvent(
   type: 'invoice.paid' | 'invoice.payment_failed' | (string & {}),
   metadata?: Record<string, string>,

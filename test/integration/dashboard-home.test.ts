@@ -23,7 +23,10 @@ import type { PlatformAdapter } from '../../shared/platforms/platform-adapter.js
 import { createTestRuntime, seedTeam, testClock } from '../support/store.js';
 import { dashboardEvent } from '../support/calls.js';
 
-/** A team on `tier` with its owner; `signIn` opens a session for the owner or for a new member holding only `abilities`, and returns a GET helper. */
+/**
+ * A team on `tier` with its owner; `signIn` opens a session for the owner or for a new member holding only `abilities`,
+ * and returns a GET helper.
+ */
 async function world(tier: BillingTier = 'business') {
   const clock = testClock();
   const runtime = await createTestRuntime({ clock });
@@ -149,7 +152,10 @@ describe('needs attention', () => {
 });
 
 describe('figures', () => {
-  /** A project with a monthly plan of 12.50 EUR and one subscription created by its first payment (so it counts in MRR), made with the owner's token. */
+  /**
+   * A project with a monthly plan of 12.50 EUR and one subscription created by its first payment (so it counts in MRR),
+   * made with the owner's token.
+   */
   async function paidSubscription(run: Awaited<ReturnType<typeof world>>['run']) {
     const project = await run<{ id: string }>('createProject', { name: 'Club', platform_type: 'web' });
     await run('connectProjectPaymentProvider', { project_id: project.id, provider: 'manual' });

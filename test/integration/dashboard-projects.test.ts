@@ -26,7 +26,10 @@ afterAll(async () => {
   await telegram.stop();
 });
 
-/** A team with its owner signed in to the dashboard, and GET/POST helpers (POSTs carry the session's CSRF token unless `csrf` is false). */
+/**
+ * A team with its owner signed in to the dashboard, and GET/POST helpers (POSTs carry the session's CSRF token unless
+ * `csrf` is false).
+ */
 async function signedIn() {
   const clock = testClock();
   const runtime = await createTestRuntime({ clock });

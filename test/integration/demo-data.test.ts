@@ -144,7 +144,8 @@ describe('demo history', () => {
     );
     const deadlines = scanned.Items ?? [];
     expect(deadlines.length).toBeGreaterThan(0);
-    // Subscriptions' clock and the team's billing period only: no platform sync or invite-link retry (no bot, no linked chat).
+    // Subscriptions' clock and the team's billing period only: no platform sync or invite-link retry (no bot, no linked
+    // chat).
     expect(new Set(deadlines.map((deadline) => deadline.kind))).toEqual(
       new Set(['subscription.clock', 'billing.period']),
     );

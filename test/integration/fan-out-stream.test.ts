@@ -165,7 +165,8 @@ describe('fan-out stream handler (DESIGN D6, D14)', () => {
     expect(await handlerOn(recording.store)(event)).toEqual({ batchItemFailures: [] });
 
     for (const team of teams) expect(await deliveriesOf(team), team.teamId).toEqual(expectedDeliveries(team));
-    // Per team: its endpoints (one Query), their owners re-read (one BatchGetItem, D6), its 3 events' marks and deliveries (one transaction).
+    // Per team: its endpoints (one Query), their owners re-read (one BatchGetItem, D6), its 3 events' marks and
+    // deliveries (one transaction).
     expect(counting.requests()).toBe(9);
     expect([...recording.commands].sort()).toEqual([
       'BatchGetCommand',

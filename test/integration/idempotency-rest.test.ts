@@ -1,13 +1,12 @@
 /**
- * Idempotency (interface "REST" writes, DESIGN D3) on REST (`Idempotency-Key` header) and on write
- * tools (`idempotency_key` argument), against DynamoDB Local: UUID keys only; keys per team, kept 24
- * hours, bound to the token that made the first request; a retry of the same request by that token replays status, body and headers with `Idempotent-Replay: true`;
- * the same key for any other request (other body, other route, other surface) is
- * IDEMPOTENCY_KEY_REUSED (422); a retry while the first still runs is IDEMPOTENCY_KEY_IN_USE (409);
- * a write that failed is not stored; 4 concurrent duplicates have exactly one effect (counted in the
- * table). The stored record never holds a secret in the clear. Subscription transitions take their key
- * 'in-transaction': the same rules, except that concurrent duplicates all get the first
- * response (no IDEMPOTENCY_KEY_IN_USE), still with exactly one effect.
+ * Idempotency (interface "REST" writes, DESIGN D3) on REST (`Idempotency-Key` header) and on write tools
+ * (`idempotency_key` argument), against DynamoDB Local: UUID keys only; keys per team, kept 24 hours, bound to the
+ * token that made the first request; a retry of the same request by that token replays status, body and headers with
+ * `Idempotent-Replay: true`; the same key for any other request (other body, other route, other surface) is
+ * IDEMPOTENCY_KEY_REUSED (422); a retry while the first still runs is IDEMPOTENCY_KEY_IN_USE (409); a write that failed
+ * is not stored; 4 concurrent duplicates have exactly one effect (counted in the table). The stored record never holds
+ * a secret in the clear. Subscription transitions take their key 'in-transaction': the same rules, except that
+ * concurrent duplicates all get the first response (no IDEMPOTENCY_KEY_IN_USE), still with exactly one effect.
  */
 
 import { randomUUID } from 'node:crypto';

@@ -36,7 +36,10 @@ import {
 
 useMetricsFixture();
 
-/** One step of a randomized sequence; targets are taken modulo what exists (a step the state does not allow answers 4xx and changes nothing). */
+/**
+ * One step of a randomized sequence; targets are taken modulo what exists (a step the state does not allow answers 4xx
+ * and changes nothing).
+ */
 type Step =
   | { kind: 'create'; project: number; plan: number; how: 'grant' | 'trial' | 'fixed' | 'paid' | 'pending' | 'failed' }
   | {
@@ -100,7 +103,10 @@ const steps: fc.Arbitrary<Step[]> = fc.array(
   { minLength: 4, maxLength: 20 },
 );
 
-/** A sequence fast-check once found: a one-off pass suspended, its term ending while suspended, then unsuspended and ended by the clock (the end took effect before the unsuspension). */
+/**
+ * A sequence fast-check once found: a one-off pass suspended, its term ending while suspended, then unsuspended and
+ * ended by the clock (the end took effect before the unsuspension).
+ */
 const TERM_ENDED_AFTER_UNSUSPEND: Step[] = [
   { kind: 'create', project: 1, plan: 1, how: 'paid' },
   { kind: 'transition', target: 0, action: 'suspend' },

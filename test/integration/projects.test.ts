@@ -1,10 +1,9 @@
 /**
- * Projects, complete (DESIGN D6, D14, D16, D22): update, archive and unarchive, delete
- * (refused while subscriptions are live, taking the project's plans with it), the community bot
- * (connect, permissions, replace, disconnect), linked platform resources, and the payment-provider
- * connection (`manual` here; `stripe` in stripe-connect.test.ts). Every operation over REST, `update_project` over the tool
- * server; every event emitted is read from the outbox and checked against its published JSON Schema.
- * Against DynamoDB Local, with an injected clock.
+ * Projects, complete (DESIGN D6, D14, D16, D22): update, archive and unarchive, delete (refused while subscriptions are
+ * live, taking the project's plans with it), the community bot (connect, permissions, replace, disconnect), linked
+ * platform resources, and the payment-provider connection (`manual` here; `stripe` in stripe-connect.test.ts). Every
+ * operation over REST, `update_project` over the tool server; every event emitted is read from the outbox and checked
+ * against its published JSON Schema. Against DynamoDB Local, with an injected clock.
  */
 import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -248,7 +247,8 @@ describe('the payment provider', () => {
     );
     expect(paypal.detail + JSON.stringify(paypal.errors)).toContain('manual');
     expect(paypal.detail + JSON.stringify(paypal.errors)).toContain('stripe');
-    // Stripe needs its key and signing secret; manual takes neither (Stripe itself: test/integration/stripe-connect.test.ts).
+    // Stripe needs its key and signing secret; manual takes neither (Stripe itself:
+    // test/integration/stripe-connect.test.ts).
     expect(
       expectRestProblem(
         await call('PUT', `${projectPath()}/payment-provider`, { provider: 'stripe' }),

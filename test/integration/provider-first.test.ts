@@ -71,7 +71,9 @@ async function sendStripeEvent(type: string, object: unknown, created = nowSecon
   expect(result.statusCode, result.body).toBe(200);
 }
 
-/** A fan buys Gold through Stripe Checkout: the fake knows the Stripe subscription; ours is active. Returns both ids. */
+/**
+ * A fan buys Gold through Stripe Checkout: the fake knows the Stripe subscription; ours is active. Returns both ids.
+ */
 async function activeStripeSubscription() {
   const customer = stripeId('cus');
   const stripeSubscriptionId = stripeId('sub');

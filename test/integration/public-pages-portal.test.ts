@@ -89,7 +89,9 @@ describe('paid plans and the portal', () => {
     await stripe.stop();
   });
 
-  /** Connects the project to the fake Stripe and creates a synced monthly plan; returns the plan and the signing secret. */
+  /**
+   * Connects the project to the fake Stripe and creates a synced monthly plan; returns the plan and the signing secret.
+   */
   async function stripePlan(): Promise<{ planId: string; priceId: string; webhookSecret: string }> {
     runtime.integrations = {
       keyEncryptionKey: localKeyEncryptionKey(randomBytes(32)),

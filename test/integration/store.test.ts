@@ -11,7 +11,9 @@ import { unitOfWork } from '../../shared/store/unit-of-work.js';
 import { startDynamoDbLocal } from '../../shared/store/dynamodb-local.js';
 import { createTestStore } from '../support/store.js';
 
-/** A store whose document client answers each command with the next of `answers` (an Error rejects), counting the calls. */
+/**
+ * A store whose document client answers each command with the next of `answers` (an Error rejects), counting the calls.
+ */
 function scriptedStore(answers: readonly (Error | object)[]) {
   let calls = 0;
   const document = {

@@ -169,7 +169,9 @@ describe('operation-driven transitions', () => {
   it('costs 3 DynamoDB requests beyond authentication, with an Idempotency-Key too: the subscription, one batch read, one transaction carrying the completed idempotency record (no claim up front: transitions take keys in-transaction)', async () => {
     const subscription = await subscribe({}); // a paid grant: the subscriber is converted, the project has no resource
     const counter = attachRequestCounter(runtime.store.document.middlewareStack);
-    /** The requests of one REST transition beyond authentication, by what they touch (transactions by their kind only). */
+    /**
+     * The requests of one REST transition beyond authentication, by what they touch (transactions by their kind only).
+     */
     const requestsOf = async (action: string, body: unknown, headers: Record<string, string> = {}) => {
       counter.reset();
       const reply = await call('POST', `/v1/subscriptions/${subscription.id}/${action}`, body, { headers });
@@ -182,15 +184,18 @@ describe('operation-driven transitions', () => {
         .sort();
     };
     const reads = ['BatchGet[PLAN, SUBSCRIBER×2, PROJECT, CONVERTED]', 'Get SUBSCRIPTION'];
-    // Access stays: the Idempotency-Key's completed record rides in the effect's transaction (no claim before, no UpdateItem after).
+    // Access stays: the Idempotency-Key's completed record rides in the effect's transaction (no claim before, no
+    // UpdateItem after).
     expect(await requestsOf('cancel', { at_period_end: true }, { 'Idempotency-Key': randomUUID() })).toEqual([
       ...reads,
       'TransactWrite',
     ]);
     expect(await requestsOf('resume', {})).toEqual([...reads, 'TransactWrite']);
-    // Paid access ends: member.churned depends on the subscriber's other subscriptions, which its access summary (in the batch) names.
+    // Paid access ends: member.churned depends on the subscriber's other subscriptions, which its access summary (in
+    // the batch) names.
     expect(await requestsOf('pause', {})).toEqual([...reads, 'TransactWrite']);
-    // Access starts again for a converted subscriber of a project without resources: no member event can depend on anything else.
+    // Access starts again for a converted subscriber of a project without resources: no member event can depend on
+    // anything else.
     expect(await requestsOf('resume', {}, { 'Idempotency-Key': randomUUID() })).toEqual([...reads, 'TransactWrite']);
     expect(types(await newEvents())).toEqual([
       'subscription.created',

@@ -42,7 +42,10 @@ async function eventsOf(teamId: string): Promise<StoredEvent[]> {
   return events;
 }
 
-/** A client address used by no other request of this file (198.19.0.0/16, sequential), so no two requests share a per-IP bucket. */
+/**
+ * A client address used by no other request of this file (198.19.0.0/16, sequential), so no two requests share a per-IP
+ * bucket.
+ */
 let addressesUsed = 0;
 const freshIp = () => `198.19.${Math.floor(++addressesUsed / 256)}.${addressesUsed % 256}`;
 

@@ -1,12 +1,11 @@
 /**
- * Telegram (DESIGN D16, D22) with grammy pointed at a loopback fake of the Bot API: connecting
- * a bot with its token (getMe, setWebhook with a secret token, the token stored encrypted and never
- * returned), the inbound hook `POST /hooks/telegram/{project_id}` (secret-token refusal with the same answer
- * for an unknown project, chat_member → member.* events, my_chat_member → bot permissions, a replayed
- * update_id changes nothing), personal invite links on access grants (a join through one links the member
- * to the subscriber), ban / kick / unban reaching the fake, outages recorded on the member, a revoked token,
- * disconnection, the web access check, and the private `/account` command answering with a portal link (D27). Against DynamoDB Local; every event is checked against its
- * published schema.
+ * Telegram (DESIGN D16, D22) with grammy pointed at a loopback fake of the Bot API: connecting a bot with its token
+ * (getMe, setWebhook with a secret token, the token stored encrypted and never returned), the inbound hook `POST
+ * /hooks/telegram/{project_id}` (secret-token refusal with the same answer for an unknown project, chat_member →
+ * member.* events, my_chat_member → bot permissions, a replayed update_id changes nothing), personal invite links on
+ * access grants (a join through one links the member to the subscriber), ban / kick / unban reaching the fake, outages
+ * recorded on the member, a revoked token, disconnection, the web access check, and the private `/account` command
+ * answering with a portal link (D27). Against DynamoDB Local; every event is checked against its published schema.
  */
 
 import { describe, expect, it, vi } from 'vitest';
@@ -119,7 +118,8 @@ describe('access through the adapter', () => {
           expect(await linksDeadline(subscription.id)).toBeUndefined();
           expect(JSON.stringify(warn.mock.calls)).not.toContain(link.url);
 
-          // Applying it again, through the worker or the handler with the old deadline, changes nothing and calls nothing.
+          // Applying it again, through the worker or the handler with the old deadline, changes nothing and calls
+          // nothing.
           const before = await domainSnapshot(runtime.store);
           const callsBefore = telegram.calls.length;
           expect(await applyDueDeadlines(runtime, clock.nowMs())).toEqual({ applied: 0, failed: 0 });

@@ -67,7 +67,10 @@ beforeAll(async () => {
 const extraOf = (cases: OperationCases<unknown>) =>
   extras.get(CASE_MODULES.find((module) => Object.values(module.operations).includes(cases))!);
 
-/** The scoped walk's case: the module's own, else derived (team-wide → TOKEN_MISSING_ABILITY; else team A's other project). */
+/**
+ * The scoped walk's case: the module's own, else derived (team-wide → TOKEN_MISSING_ABILITY; else team A's other
+ * project).
+ */
 function scopedCase(cases: OperationCases<unknown>, teamWide: boolean): WalkCase<unknown> {
   if (cases.scoped) return cases.scoped;
   if (teamWide) return { input: cases.foreign.input, expect: TEAM_WIDE };

@@ -17,7 +17,10 @@ import type { Store } from '../../shared/store/store.js';
 import { createTestRuntime, createTestStore, testClock, type TestRuntime } from '../support/store.js';
 
 let clock: ManualClock;
-/** One pair of tables for the file: each test makes its own world (teams, tokens), and every check is scoped to it or compares the table before and after. */
+/**
+ * One pair of tables for the file: each test makes its own world (teams, tokens), and every check is scoped to it or
+ * compares the table before and after.
+ */
 let store: Store;
 let runtime: TestRuntime;
 let world: World;

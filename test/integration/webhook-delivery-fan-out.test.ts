@@ -155,7 +155,8 @@ describe('DynamoDB requests per delivery', () => {
     const recording = recordingStore(ctx.runtime.store);
     const runtime = withStore(ctx.runtime, recording.store);
 
-    // The team's endpoints (Query), their owners re-read (BatchGetItem, D6), every event's mark and delivery (one transaction).
+    // The team's endpoints (Query), their owners re-read (BatchGetItem, D6), every event's mark and delivery (one
+    // transaction).
     expect(await fanOutEvents(runtime, events)).toBe(3);
     expect(recording.commands).toEqual(['QueryCommand', 'BatchGetCommand', 'TransactWriteCommand']);
     const { queued } = ctx.runtime.drain();
@@ -163,8 +164,9 @@ describe('DynamoDB requests per delivery', () => {
 
     for (const [index, { message }] of queued.entries()) {
       recording.commands.length = 0;
-      // Each message carries what it sends: the lease and the endpoint's slot in one transaction, then the outcome with the
-      // slot given back. The first also reads the endpoint, which the process then keeps (its revision guards the copy).
+      // Each message carries what it sends: the lease and the endpoint's slot in one transaction, then the outcome with
+      // the slot given back. The first also reads the endpoint, which the process then keeps (its revision guards the
+      // copy).
       expect(await processDeliveryMessage(runtime, message)).toBe('succeeded');
       expect(recording.commands).toEqual([
         ...(index === 0 ? ['GetCommand'] : []),
@@ -197,7 +199,8 @@ describe('DynamoDB requests per delivery', () => {
     const { delivery, message } = await oneDelivery();
     const plain = recovery(message);
     const recording = recordingStore(ctx.runtime.store);
-    // The lease (returns the delivery and its stored body), the endpoint's slot (returns the endpoint), the outcome with the slot given back.
+    // The lease (returns the delivery and its stored body), the endpoint's slot (returns the endpoint), the outcome
+    // with the slot given back.
     expect(await processDeliveryMessage(withStore(ctx.runtime, recording.store), plain)).toBe('succeeded');
     expect(recording.commands).toEqual(['UpdateCommand', 'UpdateCommand', 'TransactWriteCommand']);
     expect(ctx.fake.requests.map((request) => JSON.parse(request.body).id)).toEqual([delivery.event_id]);
@@ -214,7 +217,8 @@ describe('DynamoDB requests per delivery', () => {
     const second = await oneDelivery();
     const recording = recordingStore(ctx.runtime.store);
     expect(await processDeliveryMessage(withStore(ctx.runtime, recording.store), second.message)).toBe('succeeded');
-    // Refused on the revision (the endpoint comes back with the refusal), then taken with the endpoint as found: no extra read.
+    // Refused on the revision (the endpoint comes back with the refusal), then taken with the endpoint as found: no
+    // extra read.
     expect(recording.commands).toEqual(['TransactWriteCommand', 'TransactWriteCommand', 'TransactWriteCommand']);
     const sent = ctx.fake.requests.at(-1)!;
     expect(sent.url).toBe('https://moved.example/hooks');
@@ -252,7 +256,8 @@ describe('DynamoDB requests per delivery', () => {
     const { endpoint, delivery, message } = await oneSlotTaken('dlv_crashed', ctx.clock.nowMs() - 1_000);
     const recording = recordingStore(ctx.runtime.store);
     expect(await processDeliveryMessage(withStore(ctx.runtime, recording.store), message)).toBe('succeeded');
-    // Refused once, then not tried again as is: the lease, the slot (full → the stale one removed → taken), the outcome.
+    // Refused once, then not tried again as is: the lease, the slot (full → the stale one removed → taken), the
+    // outcome.
     expect(recording.commands).toEqual([
       'TransactWriteCommand',
       'UpdateCommand',

@@ -298,7 +298,8 @@ describe('lease and sweeper', () => {
     const firstCounts = take();
     expect(firstCounts).toMatchObject({ pendingQueries: WORKER_SHARDS.length, pendingRowsRead: 30, updates: 30 });
 
-    // The next sweeps (AWS runs one every SWEEP_INTERVAL_SECONDS): nothing re-queued, one empty query per shard, no write.
+    // The next sweeps (AWS runs one every SWEEP_INTERVAL_SECONDS): nothing re-queued, one empty query per shard, no
+    // write.
     for (const step of [1_000, SWEEP_INTERVAL_MS / 2, SWEEP_INTERVAL_MS / 2]) {
       ctx.clock.advance(step);
       expect(await sweep(runtime)).toEqual({ requeued: 0, fannedOut: 0, replays: 0 });
@@ -326,7 +327,8 @@ describe('lease and sweeper', () => {
     for (const message of again.slice(0, 15))
       expect(await processDeliveryMessage(ctx.runtime, message)).toBe('succeeded');
 
-    // The 5 still waiting were re-queued twice: the spacing doubles (2 × the interval), so the sweep one spacing on leaves them be.
+    // The 5 still waiting were re-queued twice: the spacing doubles (2 × the interval), so the sweep one spacing on
+    // leaves them be.
     ctx.clock.advance(SWEEP_INTERVAL_MS + SWEEP_GRACE_MS + 1_000);
     expect(await sweep(runtime)).toEqual({ requeued: 0, fannedOut: 0, replays: 0 });
     ctx.clock.advance(SWEEP_INTERVAL_MS);
@@ -404,7 +406,8 @@ describe('lease and sweeper', () => {
         return { ...OK };
       },
     };
-    // The sweep's store: once a page holding one of the two has been read, the dispatcher handles it before the sweeper moves it.
+    // The sweep's store: once a page holding one of the two has been read, the dispatcher handles it before the sweeper
+    // moves it.
     const racing = new Map([
       [
         succeeding.delivery_id,

@@ -172,7 +172,9 @@ describe('Standard Webhooks headers (DESIGN D29)', () => {
   /** The headers of a received delivery as the verification libraries take them (string values). */
   const headersOf = (received: Received) =>
     Object.fromEntries(Object.entries(received.headers).map(([name, value]) => [name, String(value)]));
-  /** Verifies one received delivery with both libraries (each throws when it does not verify); returns what they parsed. */
+  /**
+   * Verifies one received delivery with both libraries (each throws when it does not verify); returns what they parsed.
+   */
   const verifyWithLibraries = (received: Received, secret: string) => [
     new StandardWebhook(secret).verify(received.body, headersOf(received)),
     new SvixWebhook(secret).verify(received.body, headersOf(received)),

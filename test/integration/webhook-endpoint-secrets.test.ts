@@ -89,7 +89,10 @@ beforeEach(async () => {
   runtime.drain();
 });
 
-/** Creates an endpoint through REST with an `Idempotency-Key` (so the create's idempotency record is stored); returns the answer. */
+/**
+ * Creates an endpoint through REST with an `Idempotency-Key` (so the create's idempotency record is stored); returns
+ * the answer.
+ */
 async function createEndpoint(idempotencyKey: string = randomUUID()): Promise<{ id: string; secret: string }> {
   const reply = await rest(runtime, {
     method: 'POST',
@@ -274,7 +277,8 @@ describe('opening for signing (D16)', () => {
     for (let index = 0; index < 3; index++) expect(verifies(await deliverOne(), rotated.secret)).toBe(true);
     expect(endpointUnwraps(created.id)).toBe(2);
 
-    // A dashboard rotation opens the current secret to keep it signing (v0), then deliveries open the new revision once.
+    // A dashboard rotation opens the current secret to keep it signing (v0), then deliveries open the new revision
+    // once.
     const dual = await rotateWebhookEndpointSecret(runtime, seeded.principal, created.id, 'dashboard');
     expect(endpointUnwraps(created.id)).toBe(3);
     for (let index = 0; index < 3; index++) {

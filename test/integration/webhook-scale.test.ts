@@ -90,7 +90,10 @@ async function newDeliveries(count: number): Promise<DeliveryMessage[]> {
   return runtime.drain().queued.map((entry) => entry.message);
 }
 
-/** Kills deliveries at once: the endpoint is disabled while their attempt 1 is processed (dead, kind endpoint_disabled), then re-enabled. */
+/**
+ * Kills deliveries at once: the endpoint is disabled while their attempt 1 is processed (dead, kind endpoint_disabled),
+ * then re-enabled.
+ */
 async function deadDeliveries(endpointId: string, count: number): Promise<DeliveryMessage[]> {
   const messages = await newDeliveries(count);
   await updateWebhookEndpoint(runtime, principal, endpointId, { is_active: false });

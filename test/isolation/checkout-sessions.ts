@@ -1,7 +1,10 @@
 import { createPlan } from '../../shared/domain/plans/creation.js';
 import { NOT_FOUND, defineIsolationCases } from './cases.js';
 
-/** Team A's token against team B's plan (and the scoped token against a plan of A's other project): NOT_FOUND before any provider call. */
+/**
+ * Team A's token against team B's plan (and the scoped token against a plan of A's other project): NOT_FOUND before any
+ * provider call.
+ */
 export default defineIsolationCases<{ bPlanId: string; aOtherPlanId: string }>({
   seed: async (runtime, w) => ({
     bPlanId: (

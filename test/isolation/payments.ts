@@ -56,7 +56,10 @@ export async function seedPayments(
   };
 }
 
-/** Team A's full token against team B's payments (and the scoped token against A's other project): NOT_FOUND, lists without them. */
+/**
+ * Team A's full token against team B's payments (and the scoped token against A's other project): NOT_FOUND, lists
+ * without them.
+ */
 export default defineIsolationCases<{ b: Seeded; aOther: Seeded; a: Seeded }>({
   seed: async (runtime, w) => ({
     b: await seedPayments(runtime, w.b.principal, w.b.project.id, 'B secret paid plan'),

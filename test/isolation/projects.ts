@@ -2,7 +2,9 @@ import { expect } from 'vitest';
 import { linkResource } from '../../shared/domain/projects/changes.js';
 import { NOT_FOUND, defineIsolationCases } from './cases.js';
 
-/** A resource linked to team B's project and one linked to team A's other project (outside the scoped token's reach). */
+/**
+ * A resource linked to team B's project and one linked to team A's other project (outside the scoped token's reach).
+ */
 interface Seeded {
   bResource: { id: string; platform_resource_id: string };
   aOtherResource: { id: string };

@@ -35,7 +35,10 @@ async function seedSubscription(
   return { planId: plan.id, subscriberId: subscriber.id, subscriptionId: subscription.id };
 }
 
-/** Team A's full token against team B's subscriptions (and the scoped token against A's other project): NOT_FOUND, lists without them. */
+/**
+ * Team A's full token against team B's subscriptions (and the scoped token against A's other project): NOT_FOUND, lists
+ * without them.
+ */
 export default defineIsolationCases<{ b: Seeded; aOther: Seeded; a: Seeded }>({
   seed: async (runtime, w) => ({
     b: await seedSubscription(runtime, w.b.principal, w.b.project.id, 'B secret subscription plan'),

@@ -25,7 +25,10 @@ export interface RestCall {
   path: string;
   /** Bearer token (the whole `svc_live_...` string); omitted → no Authorization header. */
   token?: string;
-  /** Extra headers (any case; API Gateway lower-cases them). A JSON body gets `content-type: application/json` unless given. */
+  /**
+   * Extra headers (any case; API Gateway lower-cases them). A JSON body gets `content-type: application/json` unless
+   * given.
+   */
   headers?: Record<string, string>;
   body?: unknown;
   query?: Record<string, string>;

@@ -39,7 +39,10 @@ export function dashboardHarness(getService: () => LocalService, getBrowser: () 
   /** The dashboard URL of `path` (e.g. `/webhooks`). */
   const dashboard = (path = '') => `${getService().dashboardUrl}${path}`;
 
-  /** Opens a fresh one-time sign-in link of `email` in a new context and registers a passkey; returns the signed-in page. */
+  /**
+   * Opens a fresh one-time sign-in link of `email` in a new context and registers a passkey; returns the signed-in
+   * page.
+   */
   async function signInWithLink(email: string, viewport?: { width: number; height: number }): Promise<Page> {
     const service = getService();
     const { page } = await contextWithAuthenticator(getBrowser(), viewport);

@@ -40,7 +40,10 @@ export interface FakeDiscordApi {
   /** Adds a guild with `roles` (role ids). */
   addGuild(guildId: string, roles: string[]): void;
   guild(guildId: string): FakeGuild;
-  /** Makes `code` an authorization code of user `user`, for client `clientId` and `redirectUri`; its exchange yields `accessToken`. */
+  /**
+   * Makes `code` an authorization code of user `user`, for client `clientId` and `redirectUri`; its exchange yields
+   * `accessToken`.
+   */
   addCode(
     code: string,
     grant: { clientId: string; redirectUri: string; user: { id: string; username: string }; accessToken: string },

@@ -89,7 +89,10 @@ const WITHOUT_BOOKKEEPING = {
   ExpressionAttributeValues: { ':activity': 'activity', ':rate': 'RATE#' },
 };
 
-/** Every item of the main table (strongly consistent scan, all pages); with `withoutBookkeeping`, every item that is not {@link isBookkeeping}. */
+/**
+ * Every item of the main table (strongly consistent scan, all pages); with `withoutBookkeeping`, every item that is not
+ * {@link isBookkeeping}.
+ */
 export async function scanTable(
   store: Store,
   tableName: string = store.tableName,
@@ -240,7 +243,10 @@ export function withStore<R extends Runtime>(runtime: R, store: Store): R {
 // A world of two teams
 // ---------------------------------------------------------------------------------------------------
 
-/** A team on the `business` tier with a full-ability token, a project, a webhook endpoint (with its secret) and a delivery. */
+/**
+ * A team on the `business` tier with a full-ability token, a project, a webhook endpoint (with its secret) and a
+ * delivery.
+ */
 interface SeededTeam {
   team: Team;
   /** Bearer string of a token holding every ability (team-wide). */

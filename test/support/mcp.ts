@@ -125,10 +125,10 @@ function forwardableHeaders(headers: IncomingHttpHeaders): Record<string, string
 }
 
 /**
- * Starts a test-only HTTP proxy on 127.0.0.1 (port 0) that forwards every request (method, path
- * query, headers including Host and Origin, body) to `targetUrl`'s origin and path with `Authorization: Bearer <token>` added
- * — overwriting any presented one — and streams the answer back unchanged. It exists because the
- * official conformance suite sends no credentials; the service itself never turns authentication off.
+ * Starts a test-only HTTP proxy on 127.0.0.1 (port 0) that forwards every request (method, path query, headers
+ * including Host and Origin, body) to `targetUrl`'s origin and path with `Authorization: Bearer <token>` added —
+ * overwriting any presented one — and streams the answer back unchanged. It exists because the official conformance
+ * suite sends no credentials; the service itself never turns authentication off.
  */
 export async function startBearerProxy(targetUrl: string, token: string): Promise<BearerProxy> {
   const target = new URL(targetUrl);

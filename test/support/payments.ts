@@ -1,7 +1,13 @@
-/** Payment fixtures for the pure-decision unit tests: one pending manual renewal of 9.00 EUR (minor units), fields overridable. */
+/**
+ * Payment fixtures for the pure-decision unit tests: one pending manual renewal of 9.00 EUR (minor units), fields
+ * overridable.
+ */
 import type { Payment } from '../../shared/domain/payments/schema.js';
 
-/** A pending manual renewal payment (900 minor units, EUR) created and updated at `at` (ISO 8601), with `fields` applied over it. */
+/**
+ * A pending manual renewal payment (900 minor units, EUR) created and updated at `at` (ISO 8601), with `fields` applied
+ * over it.
+ */
 export function samplePayment(at: string, fields: Partial<Payment> = {}): Payment {
   return {
     id: '00000000-0000-4000-8000-0000000000a1',

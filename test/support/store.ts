@@ -62,18 +62,26 @@ export function countingStore(store: Store): { store: Store; requests(): number;
   };
 }
 
-/** The tables this test file created outside its tests (its own module instance: vitest isolates each file), deleted after it. */
+/**
+ * The tables this test file created outside its tests (its own module instance: vitest isolates each file), deleted
+ * after it.
+ */
 const createdTables = new Set<string>();
 /** The tables created while a test runs (its `beforeEach` hooks included), deleted after that test. */
 const testTables = new Set<string>();
 let inTest = false;
 
-/** Records tables a test file creates, for {@link deleteTestTables} after the test or the file (`test/setup-file.ts`). */
+/**
+ * Records tables a test file creates, for {@link deleteTestTables} after the test or the file (`test/setup-file.ts`).
+ */
 export function registerTestTables(...names: string[]): void {
   for (const name of names) (inTest ? testTables : createdTables).add(name);
 }
 
-/** From now until {@link deleteTestTables} with `'test'`, new tables belong to the test that runs (`test/setup-file.ts`). */
+/**
+ * From now until {@link deleteTestTables} with `'test'`, new tables belong to the test that runs
+ * (`test/setup-file.ts`).
+ */
 export function beginTestTables(): void {
   inTest = true;
 }
@@ -161,8 +169,9 @@ const failingTransport: WebhookTransport = {
 };
 
 /**
- * Builds a {@link TestRuntime} on `store` (default: a new {@link createTestStore}). The queue and the
- * scheduler record messages (a replay job's batch messages in `replayBatches`); `eventsCommitted` does nothing; `timeScale` defaults to 1.
+ * Builds a {@link TestRuntime} on `store` (default: a new {@link createTestStore}). The queue and the scheduler record
+ * messages (a replay job's batch messages in `replayBatches`); `eventsCommitted` does nothing; `timeScale` defaults to
+ * 1.
  */
 export async function createTestRuntime(options: {
   clock: Clock;

@@ -72,15 +72,23 @@ export interface FakeStripeApi {
   products: Map<string, Record<string, any>>;
   prices: Map<string, Record<string, any>>;
   refunds: Record<string, any>[];
-  /** Subscriptions by id (as Stripe returns them: `status`, `cancel_at_period_end`, `pause_collection`, `items`, `metadata`). */
+  /**
+   * Subscriptions by id (as Stripe returns them: `status`, `cancel_at_period_end`, `pause_collection`, `items`,
+   * `metadata`).
+   */
   subscriptions: Map<string, Record<string, any>>;
-  /** Makes Stripe subscription `id` (of `customer`, on `priceId`) known, as a completed checkout would have created it. */
+  /**
+   * Makes Stripe subscription `id` (of `customer`, on `priceId`) known, as a completed checkout would have created it.
+   */
   addSubscription(id: string, options: { priceId: string; customer?: string; status?: string }): Record<string, any>;
   /** Checkout Sessions by id, with the parameters they were created with. */
   checkoutSessions: Map<string, Record<string, any>>;
   /** Billing Portal sessions in order. */
   billingPortalSessions: Record<string, any>[];
-  /** Where the hosted checkout delivers the events of a payment (the service's Stripe hook URL), signed with `webhookSecret`. */
+  /**
+   * Where the hosted checkout delivers the events of a payment (the service's Stripe hook URL), signed with
+   * `webhookSecret`.
+   */
   deliverEventsTo(url: string, webhookSecret: string): void;
   /** The events the hosted checkout delivered, in order, with the hook's answer status. */
   deliveredEvents: { type: string; status: number }[];
@@ -336,7 +344,10 @@ export async function startFakeStripeApi(): Promise<FakeStripeApi> {
     deliveredEvents.push({ type, status: answer.status });
   };
 
-  /** A buyer paid checkout session `session` with `email`: the events Stripe sends, the subscription it creates, and where the buyer goes next. */
+  /**
+   * A buyer paid checkout session `session` with `email`: the events Stripe sends, the subscription it creates, and
+   * where the buyer goes next.
+   */
   const pay = async (session: Record<string, any>, email: string): Promise<string> => {
     const customer = nextId('cus');
     const priceId = String(session.line_items?.[0]?.price ?? '');

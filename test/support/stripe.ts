@@ -64,7 +64,10 @@ export function stripeEventBody(
   return { id, body: JSON.stringify(event) };
 }
 
-/** The `Stripe-Signature` header of `payload` signed with `secret` at `timestamp` (unix SECONDS), by the SDK's own test helper (`Stripe.webhooks`). */
+/**
+ * The `Stripe-Signature` header of `payload` signed with `secret` at `timestamp` (unix SECONDS), by the SDK's own test
+ * helper (`Stripe.webhooks`).
+ */
 export function stripeSignature(payload: string, secret: string, timestamp: number): string {
   return Stripe.webhooks.generateTestHeaderString({ payload, secret, timestamp });
 }

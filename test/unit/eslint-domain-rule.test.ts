@@ -15,7 +15,8 @@ const DOMAIN_FILE = join(ROOT, 'shared/domain/plans/fixture.ts');
 let linter: ESLint;
 
 beforeAll(async () => {
-  // The rules the project's config applies to a domain module (type-aware rules left out: the fixture is no project file).
+  // The rules the project's config applies to a domain module (type-aware rules left out: the fixture is no project
+  // file).
   const config = (await new ESLint({ cwd: ROOT }).calculateConfigForFile(DOMAIN_FILE)) as {
     rules: Record<string, unknown>;
   };

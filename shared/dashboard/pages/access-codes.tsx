@@ -129,7 +129,9 @@ export async function accessCodesPage(
   );
 }
 
-/** `POST /dashboard/projects/{id}/access-codes`: `generateAccessCodes`; the codes are shown once, with a CSV download. */
+/**
+ * `POST /dashboard/projects/{id}/access-codes`: `generateAccessCodes`; the codes are shown once, with a CSV download.
+ */
 export async function generateCodes(
   request: SignedInRequest,
   params: Record<string, string>,

@@ -38,7 +38,9 @@ export interface AttentionFacts {
 
 const plural = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
 
-/** The items of the metrics: past-due subscriptions (linking to `pastDueHref`) and failed payments in the recent window. */
+/**
+ * The items of the metrics: past-due subscriptions (linking to `pastDueHref`) and failed payments in the recent window.
+ */
 export function metricsItems(metrics: Metrics, pastDueHref: string): AttentionItem[] {
   const items: AttentionItem[] = [];
   const pastDue = metrics.subscriptions.past_due;
@@ -57,7 +59,10 @@ export function metricsItems(metrics: Metrics, pastDueHref: string): AttentionIt
   return items;
 }
 
-/** The item of the team's billing state: the grace period with its end, or the lock with its start; none in good standing. */
+/**
+ * The item of the team's billing state: the grace period with its end, or the lock with its start; none in good
+ * standing.
+ */
 export function billingItem(billing: BillingOverview): AttentionItem | null {
   if (billing.status === 'grace_period') {
     return {
@@ -110,7 +115,10 @@ async function teamChecks(request: SignedInRequest, facts: AttentionFacts): Prom
   } else if (isMissingAbility(billing)) facts.skipped.push({ what: 'billing', ability: 'billing:view' });
 }
 
-/** Members of `projects` whose last platform call failed, one item per project with any (first page of 100 members each). */
+/**
+ * Members of `projects` whose last platform call failed, one item per project with any (first page of 100 members
+ * each).
+ */
 async function platformChecks(
   request: SignedInRequest,
   projects: readonly Pick<Project, 'id' | 'name'>[],
@@ -165,7 +173,10 @@ export async function teamAttention(
   return facts;
 }
 
-/** A project page's checks: its metrics' items (past due linking to its filtered subscriptions) and its members' platform errors. */
+/**
+ * A project page's checks: its metrics' items (past due linking to its filtered subscriptions) and its members'
+ * platform errors.
+ */
 export async function projectAttention(
   request: SignedInRequest,
   project: Project,
@@ -176,7 +187,10 @@ export async function projectAttention(
   return facts;
 }
 
-/** The "Needs attention" card: the items with their links, "Nothing needs your attention" when none, and the checks skipped. */
+/**
+ * The "Needs attention" card: the items with their links, "Nothing needs your attention" when none, and the checks
+ * skipped.
+ */
 export function NeedsAttention(props: { facts: AttentionFacts }): Html {
   const { items, skipped } = props.facts;
   return (

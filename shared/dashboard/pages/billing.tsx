@@ -45,7 +45,9 @@ function tierPrice(tier: (typeof BILLING_TIERS)[number]): string {
   return TIER_PRICES[tier] === 0 ? 'free' : `${formatMinorUnits(TIER_PRICES[tier], BILLING_CURRENCY)} / month`;
 }
 
-/** The status explained: what the grace period or the lock means and until when; in good standing, the open invoices. */
+/**
+ * The status explained: what the grace period or the lock means and until when; in good standing, the open invoices.
+ */
 function LockState(props: { billing: BillingOverview; openInvoices: BillingInvoice[] }): Html {
   const { billing, openInvoices } = props;
   if (billing.status === 'grace_period') {

@@ -11,7 +11,10 @@ import { htmlResult, type SignedInRequest } from '../http.js';
 import { NeedsAttention, teamAttention } from './attention.js';
 import { read, type ListPage } from './kit.js';
 
-/** `GET /dashboard`: the team at a glance: the team's facts, what needs attention, and the team's figures with their 90-day charts. */
+/**
+ * `GET /dashboard`: the team at a glance: the team's facts, what needs attention, and the team's figures with their
+ * 90-day charts.
+ */
 export async function homePage(request: SignedInRequest): Promise<ApiGatewayResult> {
   const { viewer } = request;
   const [projects, metrics] = await Promise.all([

@@ -243,7 +243,10 @@ export async function createPlan(request: SignedInRequest, params: Record<string
   return redirectResult(`${plansOf(params.id)}?plan_saved=${outcome.result.id}`);
 }
 
-/** `GET /dashboard/projects/{id}/plans/{plan}`: the plan's state (status, sync, price versions), its form, and activate/deactivate/sync. */
+/**
+ * `GET /dashboard/projects/{id}/plans/{plan}`: the plan's state (status, sync, price versions), its form, and
+ * activate/deactivate/sync.
+ */
 export async function planPage(
   request: SignedInRequest,
   params: Record<string, string>,
@@ -364,7 +367,9 @@ export async function updatePlan(request: SignedInRequest, params: Record<string
   return planPage(request, params, { notice: <Notice>The plan is saved.</Notice> });
 }
 
-/** `POST /dashboard/projects/{id}/plans/{plan}/activate|deactivate|sync`: `activatePlan`, `deactivatePlan`, `syncPlan`. */
+/**
+ * `POST /dashboard/projects/{id}/plans/{plan}/activate|deactivate|sync`: `activatePlan`, `deactivatePlan`, `syncPlan`.
+ */
 export function planAction(action: 'activate' | 'deactivate' | 'sync') {
   const operation = action === 'activate' ? 'activatePlan' : action === 'deactivate' ? 'deactivatePlan' : 'syncPlan';
   return async (request: SignedInRequest, params: Record<string, string>): Promise<ApiGatewayResult> => {

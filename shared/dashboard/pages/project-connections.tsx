@@ -22,7 +22,10 @@ function fieldsOf(request: SignedInRequest, names: readonly string[]): Record<st
   );
 }
 
-/** `POST /dashboard/projects/{id}/bot`: `connectProjectBot` (Telegram: the token; Discord: token, application id, public key, client secret). */
+/**
+ * `POST /dashboard/projects/{id}/bot`: `connectProjectBot` (Telegram: the token; Discord: token, application id, public
+ * key, client secret).
+ */
 export async function connectBot(request: SignedInRequest, params: Record<string, string>): Promise<ApiGatewayResult> {
   const input = fieldsOf(request, ['platform', 'token', 'application_id', 'public_key', 'client_secret']);
   const outcome = await write<Project>(request, 'connectProjectBot', { project_id: params.id, ...input });
@@ -49,7 +52,10 @@ export async function disconnectBot(
   return settingsPage(request, params, { notice: <Notice>The bot is disconnected.</Notice> });
 }
 
-/** `POST /dashboard/projects/{id}/payment-provider`: `connectProjectPaymentProvider` (stripe with its restricted key and webhook secret, or manual). */
+/**
+ * `POST /dashboard/projects/{id}/payment-provider`: `connectProjectPaymentProvider` (stripe with its restricted key and
+ * webhook secret, or manual).
+ */
 export async function connectProvider(
   request: SignedInRequest,
   params: Record<string, string>,
@@ -62,7 +68,10 @@ export async function connectProvider(
   });
 }
 
-/** `POST /dashboard/projects/{id}/payment-provider/disconnect`: `disconnectProjectPaymentProvider` (CONFLICT while subscriptions are live). */
+/**
+ * `POST /dashboard/projects/{id}/payment-provider/disconnect`: `disconnectProjectPaymentProvider` (CONFLICT while
+ * subscriptions are live).
+ */
 export async function disconnectProvider(
   request: SignedInRequest,
   params: Record<string, string>,
@@ -72,7 +81,10 @@ export async function disconnectProvider(
   return settingsPage(request, params, { notice: <Notice>The payment provider is disconnected.</Notice> });
 }
 
-/** `POST /dashboard/projects/{id}/resources`: `linkProjectResource` (kind of the platform, platform resource id, optional name). */
+/**
+ * `POST /dashboard/projects/{id}/resources`: `linkProjectResource` (kind of the platform, platform resource id,
+ * optional name).
+ */
 export async function linkResource(
   request: SignedInRequest,
   params: Record<string, string>,

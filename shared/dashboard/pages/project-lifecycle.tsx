@@ -28,7 +28,10 @@ interface NewProjectValues {
   description?: string;
 }
 
-/** `GET /dashboard/projects/new` (and the form again after a refused create): name, platform of the catalogue, description. */
+/**
+ * `GET /dashboard/projects/new` (and the form again after a refused create): name, platform of the catalogue,
+ * description.
+ */
 export async function newProjectPage(
   request: SignedInRequest,
   _params: Record<string, string> = {},
@@ -82,7 +85,10 @@ export async function createProject(request: SignedInRequest): Promise<ApiGatewa
   return redirectResult(`${settingsOf(outcome.result.id)}?created=1`);
 }
 
-/** `POST /dashboard/projects/{id}/settings`: `updateProject` with the name (required) and the description (empty clears it). */
+/**
+ * `POST /dashboard/projects/{id}/settings`: `updateProject` with the name (required) and the description (empty clears
+ * it).
+ */
 export async function updateProject(
   request: SignedInRequest,
   params: Record<string, string>,
@@ -111,7 +117,10 @@ export function archiveAction(action: 'archive' | 'unarchive') {
   };
 }
 
-/** `GET /dashboard/projects/{id}/delete`: what deleting removes, and the button (and the operation's problem after a refusal). */
+/**
+ * `GET /dashboard/projects/{id}/delete`: what deleting removes, and the button (and the operation's problem after a
+ * refusal).
+ */
 export async function confirmDeleteProject(
   request: SignedInRequest,
   params: Record<string, string>,

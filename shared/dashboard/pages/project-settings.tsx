@@ -34,7 +34,9 @@ import { projectOr, projectProblemPage, ProjectTabs } from './projects.js';
 /** Which section of the settings page a problem belongs to. */
 type SettingsSection = 'details' | 'bot' | 'provider' | 'resources';
 
-/** What the settings page shows besides the project: a notice, or a refused form's problem and its non-secret values. */
+/**
+ * What the settings page shows besides the project: a notice, or a refused form's problem and its non-secret values.
+ */
 export interface SettingsExtra {
   notice?: Html;
   problem?: ProblemDocument;
@@ -47,7 +49,10 @@ function publicBaseUrl(request: SignedInRequest): string {
   return integrationsOf(request.runtime).publicBaseUrl ?? request.relyingParty.origin;
 }
 
-/** A read-only text field with a Copy button (the dashboard script copies it; without the script the text can be selected). */
+/**
+ * A read-only text field with a Copy button (the dashboard script copies it; without the script the text can be
+ * selected).
+ */
 function CopyField(props: { id: string; label: string; value: string; hint?: string }): Html {
   return (
     <div>
@@ -373,7 +378,10 @@ function ResourcesSection(props: { viewer: Viewer; project: Project; extra?: Set
   );
 }
 
-/** `GET /dashboard/projects/{id}/settings` (and after every settings action): details, join link, bot, payment provider, linked resources. */
+/**
+ * `GET /dashboard/projects/{id}/settings` (and after every settings action): details, join link, bot, payment provider,
+ * linked resources.
+ */
 export async function settingsPage(
   request: SignedInRequest,
   params: Record<string, string>,

@@ -15,7 +15,10 @@ import type { OperationOutcome } from '../../web/run-operation.js';
 import { NeedsAttention, projectAttention } from './attention.js';
 import { read, type ListPage } from './kit.js';
 
-/** The projects screens (DESIGN D21): the list with bot and payment provider state (and "New project"), and a project with its plans and tabs. */
+/**
+ * The projects screens (DESIGN D21): the list with bot and payment provider state (and "New project"), and a project
+ * with its plans and tabs.
+ */
 
 /** `GET /dashboard/projects`: projects with their bot and payment provider connection state. */
 export async function projectsPage(request: SignedInRequest): Promise<ApiGatewayResult> {
@@ -121,7 +124,10 @@ export function planInterval(plan: Plan): string {
   return `${plan.interval_count > 1 ? `${plan.interval_count} × ` : ''}${plan.interval}`;
 }
 
-/** `GET /dashboard/projects/{id}`: the project, what needs attention in it, its figures with their charts, and its plans. */
+/**
+ * `GET /dashboard/projects/{id}`: the project, what needs attention in it, its figures with their charts, and its
+ * plans.
+ */
 export async function projectPage(request: SignedInRequest, params: Record<string, string>): Promise<ApiGatewayResult> {
   const project = await projectOr(request, params.id);
   if (!project.ok) return projectProblemPage(request, project);

@@ -225,7 +225,10 @@ export async function createRole(request: SignedInRequest): Promise<ApiGatewayRe
   return redirectResult(`${ROLES}/${outcome.result.id}?saved=1`);
 }
 
-/** `GET /dashboard/roles/{id}`: a built-in role read-only; a role of the team's own editable, with who holds it and Delete. */
+/**
+ * `GET /dashboard/roles/{id}`: a built-in role read-only; a role of the team's own editable, with who holds it and
+ * Delete.
+ */
 export async function rolePage(
   request: SignedInRequest,
   params: Record<string, string>,
@@ -344,7 +347,9 @@ export async function updateRole(request: SignedInRequest, params: Record<string
   return redirectResult(`${ROLES}/${params.id}?saved=1`);
 }
 
-/** `POST /dashboard/roles/{id}/delete`: `deleteRole`; a role still held comes back as the CONFLICT beside who holds it. */
+/**
+ * `POST /dashboard/roles/{id}/delete`: `deleteRole`; a role still held comes back as the CONFLICT beside who holds it.
+ */
 export async function deleteRole(request: SignedInRequest, params: Record<string, string>): Promise<ApiGatewayResult> {
   const outcome = await write(request, 'deleteRole', { id: params.id });
   if (!outcome.ok) return rolePage(request, params, { problem: outcome.problem });

@@ -50,7 +50,10 @@ function problemDocumentPage(title: string, problem: ProblemDocument): ApiGatewa
   );
 }
 
-/** `GET /dashboard/sign-in[?return_to=/dashboard/...]`: sign in with a passkey, then go to `return_to` when it is a safe dashboard path. */
+/**
+ * `GET /dashboard/sign-in[?return_to=/dashboard/...]`: sign in with a passkey, then go to `return_to` when it is a safe
+ * dashboard path.
+ */
 export async function signInPage(request: DashboardRequest): Promise<ApiGatewayResult> {
   return htmlResult(
     200,
@@ -114,7 +117,10 @@ export async function useSignInLink(request: DashboardRequest): Promise<ApiGatew
   }
 }
 
-/** `GET /dashboard/invitations/accept#token=...`: the invitation link; the script copies the token from the fragment into the form. */
+/**
+ * `GET /dashboard/invitations/accept#token=...`: the invitation link; the script copies the token from the fragment
+ * into the form.
+ */
 export async function invitationPage(request: DashboardRequest): Promise<ApiGatewayResult> {
   const csrf = doubleSubmitToken(request, PRESESSION_CSRF_COOKIE);
   return htmlResult(
@@ -230,7 +236,9 @@ export async function registerPasskeyPage(request: SignedInRequest): Promise<Api
   );
 }
 
-/** `POST /dashboard/passkeys/registration-options` (JSON, CSRF header): a registration challenge bound to the session. */
+/**
+ * `POST /dashboard/passkeys/registration-options` (JSON, CSRF header): a registration challenge bound to the session.
+ */
 export async function passkeyRegistrationOptions(request: SignedInRequest): Promise<ApiGatewayResult> {
   const { challengeId, options } = await startPasskeyRegistration(
     request.runtime.store,

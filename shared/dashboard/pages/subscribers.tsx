@@ -27,10 +27,10 @@ import { ProjectTabs, projectOr, projectProblemPage } from './projects.js';
 import { subscriptionStateColumns } from './subscriptions.js';
 
 /**
- * A project's subscribers (DESIGN D15, D17, D21): the list, and one subscriber's details, their subscriptions with the actions their status
- * allows (cancel, pause, resume, change plan, suspend, unsuspend),
- * granting a subscription (`createSubscription`: a creator grant or a free plan), and moderation — ban
- * (suspends their live subscriptions), unban, kick — through the same operations as REST and MCP.
+ * A project's subscribers (DESIGN D15, D17, D21): the list, and one subscriber's details, their subscriptions with the
+ * actions their status allows (cancel, pause, resume, change plan, suspend, unsuspend), granting a subscription
+ * (`createSubscription`: a creator grant or a free plan), and moderation — ban (suspends their live subscriptions),
+ * unban, kick — through the same operations as REST and MCP.
  */
 
 const subscriberPath = (projectId: string, subscriberId: string) =>
@@ -63,7 +63,10 @@ function ReasonForm(props: {
   );
 }
 
-/** `GET /dashboard/projects/{id}/subscribers/{subscriber}`: the subscriber, their subscriptions, grant, ban, unban, kick. */
+/**
+ * `GET /dashboard/projects/{id}/subscribers/{subscriber}`: the subscriber, their subscriptions, grant, ban, unban,
+ * kick.
+ */
 export async function subscriberPage(
   request: SignedInRequest,
   params: Record<string, string>,

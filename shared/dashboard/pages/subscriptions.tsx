@@ -24,9 +24,14 @@ import type { OperationOutcome } from '../../web/run-operation.js';
 import { read, write, type ListPage } from './kit.js';
 import { ProjectTabs, projectOr, projectProblemPage } from './projects.js';
 
-/** A project's subscriptions (DESIGN D15, D21): statuses with the catalogue's label and colour, and the actions each status allows. */
+/**
+ * A project's subscriptions (DESIGN D15, D21): statuses with the catalogue's label and colour, and the actions each
+ * status allows.
+ */
 
-/** `GET /dashboard/projects/{id}/subscriptions`: statuses with the catalogue's label and colour; cancel, pause, resume. */
+/**
+ * `GET /dashboard/projects/{id}/subscriptions`: statuses with the catalogue's label and colour; cancel, pause, resume.
+ */
 export async function subscriptionsPage(
   request: SignedInRequest,
   params: Record<string, string>,

@@ -194,7 +194,9 @@ export async function deliveriesPage(request: SignedInRequest): Promise<ApiGatew
   );
 }
 
-/** `GET /dashboard/webhooks/deliveries/{id}`: the attempt timeline (status or failure kind, duration, response excerpt). */
+/**
+ * `GET /dashboard/webhooks/deliveries/{id}`: the attempt timeline (status or failure kind, duration, response excerpt).
+ */
 export async function deliveryPage(
   request: SignedInRequest,
   params: Record<string, string>,
@@ -304,7 +306,10 @@ async function deadOfLastDay(request: SignedInRequest) {
   );
 }
 
-/** `GET /dashboard/webhooks/replay-dead`: shows how many dead deliveries of the last 24 hours will be replayed, and asks to confirm. */
+/**
+ * `GET /dashboard/webhooks/replay-dead`: shows how many dead deliveries of the last 24 hours will be replayed, and asks
+ * to confirm.
+ */
 export async function confirmReplayDead(request: SignedInRequest): Promise<ApiGatewayResult> {
   const { viewer } = request;
   const dead = await deadOfLastDay(request);
@@ -337,9 +342,13 @@ export async function confirmReplayDead(request: SignedInRequest): Promise<ApiGa
   );
 }
 
-/** `POST /dashboard/webhooks/replay-dead`: `replayDeadWebhookDeliveries` with `since_hours: 24` (every one of them, not one page). */
+/**
+ * `POST /dashboard/webhooks/replay-dead`: `replayDeadWebhookDeliveries` with `since_hours: 24` (every one of them, not
+ * one page).
+ */
 export async function replayDead(request: SignedInRequest): Promise<ApiGatewayResult> {
-  // D25: the operation answers at once with a replay job that re-queues in the background; `matched` is how many it replays.
+  // D25: the operation answers at once with a replay job that re-queues in the background; `matched` is how many it
+  // replays.
   const outcome = await write<{ id: string; status: string; matched: number; replayed: number }>(
     request,
     'replayDeadWebhookDeliveries',

@@ -12,7 +12,8 @@ export type Page<R> = (request: R, params: Record<string, string>) => Promise<Ap
 
 /**
  * A route of the dashboard's table. `access`: `public` for anyone; `registration` for a session, even one that must
- * register a passkey first; `signed-in` for a full session. `page` resolves to null when the parameters name no page (404).
+ * register a passkey first; `signed-in` for a full session. `page` resolves to null when the parameters name no page
+ * (404).
  */
 export type DashboardRoute =
   | { method: 'GET' | 'POST'; path: string; access: 'public'; page: Loader<DashboardRequest> }

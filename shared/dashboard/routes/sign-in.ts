@@ -1,7 +1,9 @@
 import type { DashboardRequest, SignedInRequest } from '../http.js';
 import type { DashboardRoute, Page } from './route.js';
 
-/** Signing in and out (DESIGN D21): public pages, the passkey registration a sign-in link requires, the account page. */
+/**
+ * Signing in and out (DESIGN D21): public pages, the passkey registration a sign-in link requires, the account page.
+ */
 
 const signIn = () => import('../pages/sign-in.js');
 type SignIn = Awaited<ReturnType<typeof signIn>>;

@@ -13,8 +13,9 @@ import { toAccessCode } from './repository.js';
 const EXPIRY_CONCURRENCY = 8;
 
 /**
- * `access_code.expire` deadline (D15, D18): expires a batch's still-active codes, each in its own conditional transaction with its event (D6), so
- * concurrent runs emit once per code. The deadline is removed once a full pass finds nothing left, or when the batch or project is gone.
+ * `access_code.expire` deadline (D15, D18): expires a batch's still-active codes, each in its own conditional
+ * transaction with its event (D6), so concurrent runs emit once per code. The deadline is removed once a full pass
+ * finds nothing left, or when the batch or project is gone.
  */
 export const expireAccessCodeBatch: DeadlineHandler = async (runtime, deadline: Deadline) => {
   const { teamId, subjectId: batchId } = deadline;

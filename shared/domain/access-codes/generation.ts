@@ -32,7 +32,9 @@ import type { AccessCodeBatch, AccessCodeEffect, GeneratedAccessCodes } from './
 const CODES_PER_TRANSACTION = 33;
 /** Chunk transactions of one batch in flight at once. */
 const CHUNK_CONCURRENCY = 6;
-/** Times a chunk is rewritten with fresh codes after a collision with an existing code, or after a transaction conflict. */
+/**
+ * Times a chunk is rewritten with fresh codes after a collision with an existing code, or after a transaction conflict.
+ */
 const CHUNK_ATTEMPTS = 5;
 /** Base wait (MILLISECONDS) before rewriting a chunk whose transaction was cancelled by a conflict or throttling. */
 const CONFLICT_BACKOFF_MS = 50;
@@ -56,8 +58,9 @@ interface PendingCode {
 }
 
 /**
- * Generates `count` codes for a project's plan (D18), returning each code this once; the batch is written `pending` and flipped `active` last, with
- * `access_code.batch_generated` (never the codes) and the request's idempotency record (D3). Errors: NOT_FOUND, VALIDATION_FAILED, CONFLICT.
+ * Generates `count` codes for a project's plan (D18), returning each code this once; the batch is written `pending` and
+ * flipped `active` last, with `access_code.batch_generated` (never the codes) and the request's idempotency record
+ * (D3). Errors: NOT_FOUND, VALIDATION_FAILED, CONFLICT.
  */
 export async function generateAccessCodes(
   runtime: UnitOfWorkRuntime,
@@ -169,7 +172,8 @@ export async function generateAccessCodes(
       }),
     );
   } catch (error) {
-    // Rethrown: the idempotency key is released and a retry generates one new batch; what a crash leaves stays invisible (not active).
+    // Rethrown: the idempotency key is released and a retry generates one new batch; what a crash leaves stays
+    // invisible (not active).
     await outsideRequestScope(() => discardBatch(runtime, teamId, projectId, batch.id, written)).catch((cleanupError) =>
       logger.error('access code batch cleanup failed; the pending batch stays invisible', {
         batch_id: batch.id,
@@ -180,7 +184,10 @@ export async function generateAccessCodes(
   }
 }
 
-/** Runs a transaction again (at most {@link CHUNK_ATTEMPTS} times, with a growing jittered wait) while DynamoDB cancels it for a conflict or throttling. */
+/**
+ * Runs a transaction again (at most {@link CHUNK_ATTEMPTS} times, with a growing jittered wait) while DynamoDB cancels
+ * it for a conflict or throttling.
+ */
 async function withConflictRetries<T>(write: () => Promise<T>): Promise<T> {
   return retryOnLostRace(write, {
     attempts: CHUNK_ATTEMPTS,

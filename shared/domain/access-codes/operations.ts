@@ -11,7 +11,9 @@ import {
   RedeemAccessCodeRequest,
 } from './schema.js';
 
-/** The access code operations (DESIGN D13, D18): per project, so a project-scoped token reaches its own projects' codes. */
+/**
+ * The access code operations (DESIGN D13, D18): per project, so a project-scoped token reaches its own projects' codes.
+ */
 export const accessCodesModule = defineModule({
   folder: 'access-codes',
   operations: {
@@ -83,8 +85,9 @@ export const accessCodesModule = defineModule({
       },
     }),
     /**
-     * Subscriber-side redemption (D18): works during billing lockdown (D20) and counts new subscribers against the tier. Ability
-     * `project-subscription:create` (its effect is a new subscription); creating `subscriber` also needs `project-user:update`. REST only.
+     * Subscriber-side redemption (D18): works during billing lockdown (D20) and counts new subscribers against the
+     * tier. Ability `project-subscription:create` (its effect is a new subscription); creating `subscriber` also needs
+     * `project-user:update`. REST only.
      */
     redeemAccessCode: defineOperation({
       id: 'redeemAccessCode',

@@ -13,8 +13,9 @@ export interface PlanOfProject {
 }
 
 /**
- * Reads project and plan in one BatchGetItem by key builders (not the plans module: keeps its adapters out of this bundle) and requires both active (D18).
- * Errors: NOT_FOUND (project absent; plan absent or not of this project), CONFLICT (archived project; inactive plan).
+ * Reads project and plan in one BatchGetItem by key builders (not the plans module: keeps its adapters out of this
+ * bundle) and requires both active (D18). Errors: NOT_FOUND (project absent; plan absent or not of this project),
+ * CONFLICT (archived project; inactive plan).
  */
 export async function requirePlanOfProject(
   store: Store,

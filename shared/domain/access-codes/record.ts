@@ -28,7 +28,10 @@ const StoredAccessCodeStatus = z.pick(StoredAccessCode, { status: true, code_exp
 /** Parses a code item's stored status and expiry. */
 export const parseStoredAccessCodeStatus = recordParser(entity.accessCode, StoredAccessCodeStatus);
 
-/** What reads need of a batch item: its id and `state` (`pending` while being written, `active` once complete, `discarded`). */
+/**
+ * What reads need of a batch item: its id and `state` (`pending` while being written, `active` once complete,
+ * `discarded`).
+ */
 const StoredBatchState = z.object({ id: AccessCodeBatch.shape.id, state: z.enum(['pending', 'active', 'discarded']) });
 
 /** Parses a batch item's id and state. */
@@ -40,7 +43,9 @@ const StoredAccessCodeRef = z.object({ project_id: AccessCode.shape.project_id, 
 /** Parses a code's reference item. */
 export const parseStoredAccessCodeRef = recordParser(entity.accessCodeRef, StoredAccessCodeRef);
 
-/** A code's lookup item (`keys.accessCodeLookup`, keyed by the SHA-256 of the normalized code): the code's id and batch. */
+/**
+ * A code's lookup item (`keys.accessCodeLookup`, keyed by the SHA-256 of the normalized code): the code's id and batch.
+ */
 const StoredAccessCodeLookup = z.object({ access_code_id: AccessCode.shape.id, batch_id: AccessCode.shape.batch_id });
 
 /** Parses a code's lookup item (throws StoredRecordError naming the item type, never its key: the hash of a code). */

@@ -26,9 +26,10 @@ import { toAccessCode } from './repository.js';
 import type { AccessCode, AccessCodeRedemption, RedeemAccessCodeRequest } from './schema.js';
 
 /**
- * Access-code redemption (D15, D18): one transaction creates the subscription, counts the use, records the redemption (one per subscriber and code) and
- * emits `subscription.created`, `access_code.redeemed` and, on the last use, `access_code.expired`. The counter holds under any race: uses before the last
- * `ADD` under `times_redeemed < M − 1`, the last `SET` under `= M − 1`; failed conditions re-decide, conflicts retry up to {@link REDEEM_ATTEMPTS} times.
+ * Access-code redemption (D15, D18): one transaction creates the subscription, counts the use, records the redemption
+ * (one per subscriber and code) and emits `subscription.created`, `access_code.redeemed` and, on the last use,
+ * `access_code.expired`. The counter holds under any race: uses before the last `ADD` under `times_redeemed < M − 1`,
+ * the last `SET` under `= M − 1`; failed conditions re-decide, conflicts retry up to {@link REDEEM_ATTEMPTS} times.
  */
 
 /** Attempts of one redemption against concurrent redemptions of the same code (conflicts and lost counts). */
@@ -112,8 +113,9 @@ function isContention(error: unknown): boolean {
 }
 
 /**
- * Redeems a code for `subscriber_id` or a new `subscriber` (D15, D18): `free_access` → `active` until now + `access_days` (null: one plan period);
- * `trial` → `trialing`. Errors: NOT_FOUND, CONFLICT (code not redeemable, already redeemed, archived/inactive/banned, contended), TOKEN_MISSING_ABILITY.
+ * Redeems a code for `subscriber_id` or a new `subscriber` (D15, D18): `free_access` → `active` until now +
+ * `access_days` (null: one plan period); `trial` → `trialing`. Errors: NOT_FOUND, CONFLICT (code not redeemable,
+ * already redeemed, archived/inactive/banned, contended), TOKEN_MISSING_ABILITY.
  */
 export async function redeemAccessCode(
   runtime: UnitOfWorkRuntime,
@@ -150,7 +152,8 @@ export async function redeemAccessCode(
 
       const take = takeOf(code);
       const now = isoTime(nowMs);
-      // Under concurrent uses of a code not yet exhausted, `times_redeemed` counts at least the uses committed before this one.
+      // Under concurrent uses of a code not yet exhausted, `times_redeemed` counts at least the uses committed before
+      // this one.
       const used: AccessCode = {
         ...code,
         times_redeemed: code.times_redeemed + 1,
@@ -200,7 +203,8 @@ export async function redeemAccessCode(
     {
       attempts: REDEEM_ATTEMPTS,
       retryable: isContention,
-      // A lost count re-reads at once; a transaction cancelled by a concurrent one waits a jittered, growing moment first.
+      // A lost count re-reads at once; a transaction cancelled by a concurrent one waits a jittered, growing moment
+      // first.
       waitMs: (error, attempt) =>
         error instanceof ConditionFailedError ? 0 : Math.random() * Math.min(MAX_BACKOFF_MS, BACKOFF_STEP_MS * attempt),
       exhausted: () =>
@@ -214,7 +218,9 @@ export async function redeemAccessCode(
   return answer;
 }
 
-/** The new subscription a redemption of `code` creates at `nowMs` (epoch MILLISECONDS); see {@link redeemAccessCode}. */
+/**
+ * The new subscription a redemption of `code` creates at `nowMs` (epoch MILLISECONDS); see {@link redeemAccessCode}.
+ */
 function subscriptionOf(code: AccessCode, plan: Plan, subscriber: Subscriber, nowMs: number): Subscription {
   const lengthEndMs = code.access_days !== null ? nowMs + code.access_days * DAY_MS : periodEnd(plan, nowMs, null);
   const trial = code.effect === 'trial';

@@ -12,9 +12,11 @@ import { parseStoredAccessCode, parseStoredAccessCodeStatus, type StoredAccessCo
 import type { AccessCode, AccessCodeStatus } from './schema.js';
 
 /**
- * Access-code reads and revocation (D14, D18) over the store adapter (`shared/store/access-codes/`); generation in generation.ts. Partition `TEAM#<team>#PROJECT#<project>#ACCESS_CODE` holds codes and batches;
- * only `active` batches are visible and redeemable. The code itself is never stored: a lookup item keyed by its normalized SHA-256 (unique per project,
- * case-insensitive) and its suffix. `expires_at` is stored as `code_expires_at` (`expires_at` is the TTL attribute, §3); read status via {@link effectiveStatus}.
+ * Access-code reads and revocation (D14, D18) over the store adapter (`shared/store/access-codes/`); generation in
+ * generation.ts. Partition `TEAM#<team>#PROJECT#<project>#ACCESS_CODE` holds codes and batches; only `active` batches
+ * are visible and redeemable. The code itself is never stored: a lookup item keyed by its normalized SHA-256 (unique
+ * per project, case-insensitive) and its suffix. `expires_at` is stored as `code_expires_at` (`expires_at` is the TTL
+ * attribute, §3); read status via {@link effectiveStatus}.
  */
 /** The query of {@link listAccessCodes}. */
 export interface ListAccessCodesInput {
@@ -97,7 +99,10 @@ export async function listAccessCodes(
   };
 }
 
-/** The stored code with id `codeId` in an active batch of an existing project of the principal's team and scope; else NOT_FOUND. */
+/**
+ * The stored code with id `codeId` in an active batch of an existing project of the principal's team and scope; else
+ * NOT_FOUND.
+ */
 async function findCode(store: Store, principal: Principal, codeId: string): Promise<StoredAccessCode> {
   const ref = await readCodeRef(store, principal.teamId, codeId);
   if (!ref) throw notFound(codeId);

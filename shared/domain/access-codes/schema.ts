@@ -103,7 +103,10 @@ export const GeneratedAccessCodes = z
 /** See {@link GeneratedAccessCodes}. */
 export type GeneratedAccessCodes = z.infer<typeof GeneratedAccessCodes>;
 
-/** Body of `POST /v1/projects/{project_id}/access-codes/batches` (with `project_id`, the `generate_access_codes` tool's arguments). */
+/**
+ * Body of `POST /v1/projects/{project_id}/access-codes/batches` (with `project_id`, the `generate_access_codes` tool's
+ * arguments).
+ */
 export const GenerateAccessCodesRequest = z
   .strictObject({
     plan_id: Uuid.check(z.describe('The plan a redeemed code subscribes to (a plan of the same project).')),
@@ -136,7 +139,9 @@ export const GenerateAccessCodesRequest = z
   })
   .register(z.globalRegistry, { id: 'GenerateAccessCodesRequest' });
 
-/** Query of `GET /v1/projects/{project_id}/access-codes` (with `project_id`, the `list_access_codes` tool's arguments). */
+/**
+ * Query of `GET /v1/projects/{project_id}/access-codes` (with `project_id`, the `list_access_codes` tool's arguments).
+ */
 export const ListAccessCodesQuery = z.extend(ListQuery, {
   batch_id: z.optional(Uuid).check(z.describe('Only codes of this batch.')),
   plan_id: z.optional(Uuid).check(z.describe('Only codes for this plan.')),

@@ -1,6 +1,9 @@
 import { defineFacts } from '../define-facts.js';
 
-/** The activity log's abilities and keys (DESIGN D14): its own partition per team (`TEAM#<team>#ACTIVITY`), so the hot write path does not share the team's partition. */
+/**
+ * The activity log's abilities and keys (DESIGN D14): its own partition per team (`TEAM#<team>#ACTIVITY`), so the hot
+ * write path does not share the team's partition.
+ */
 export const activityFacts = defineFacts({
   abilities: {
     category: 'activity',

@@ -53,11 +53,11 @@ export function activityItem(
 }
 
 /**
- * Lists the team's activity, newest first, paged (DESIGN D12), optionally only one token's
- * (`token_id`), one team member's dashboard actions (`member_id`) and/or one operation's (`operation`, a REST operation id or tool name) entries.
- * A page holds `limit` entries whenever that many remain: with filters it reads on (at most
- * {@link MAX_FILTERED_READS} DynamoDB pages) and its cursor points just after its last entry.
- * `next_cursor` is null on the last page. Errors: VALIDATION_FAILED for a cursor of another list.
+ * Lists the team's activity, newest first, paged (DESIGN D12), optionally only one token's (`token_id`), one team
+ * member's dashboard actions (`member_id`) and/or one operation's (`operation`, a REST operation id or tool name)
+ * entries. A page holds `limit` entries whenever that many remain: with filters it reads on (at most {@link
+ * MAX_FILTERED_READS} DynamoDB pages) and its cursor points just after its last entry. `next_cursor` is null on the
+ * last page. Errors: VALIDATION_FAILED for a cursor of another list.
  */
 export async function listActivity(
   store: Store,

@@ -2,7 +2,10 @@ import * as z from '../../schemas/zod.js';
 import { IdSchemas } from '../../ids.js';
 import { ListQuery, Timestamp, Uuid, listOf } from '../../schemas/common.js';
 
-/** The surfaces an activity entry can come from (a closed list, written once): `portal` is the subscriber portal and the join pages (DESIGN D26, D27). */
+/**
+ * The surfaces an activity entry can come from (a closed list, written once): `portal` is the subscriber portal and the
+ * join pages (DESIGN D26, D27).
+ */
 const ACTIVITY_SURFACES = ['rest', 'mcp', 'dashboard', 'portal'] as const;
 /** One of the activity surfaces (a closed list, written once). */
 export type ActivitySurface = (typeof ACTIVITY_SURFACES)[number];

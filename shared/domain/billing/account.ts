@@ -20,9 +20,10 @@ import {
 } from './schema.js';
 
 /**
- * Stored shape of the creator's own billing (D20) and its pure mappers. The team item holds the tier (absent = `free`) and usage counters
- * ({@link USAGE_COUNTERS}, see `countUsage`); the billing account item holds status, grace period, period anchor (whole months from `anchor_at`,
- * else team creation), unpaid invoices, per-metric "limit reached" markers and `revision`; invoices are listed newest first through the sparse GSI.
+ * Stored shape of the creator's own billing (D20) and its pure mappers. The team item holds the tier (absent = `free`)
+ * and usage counters ({@link USAGE_COUNTERS}, see `countUsage`); the billing account item holds status, grace period,
+ * period anchor (whole months from `anchor_at`, else team creation), unpaid invoices, per-metric "limit reached"
+ * markers and `revision`; invoices are listed newest first through the sparse GSI.
  */
 
 /** How each metric is named in problem details. */
@@ -37,7 +38,9 @@ export const METRIC_NOUNS: Record<UsageMetric, string> = {
 export const PERIOD_DEADLINE = 'billing.period' as const;
 export const GRACE_DEADLINE = 'billing.grace_period' as const;
 
-/** What the billing use cases read: the team item and the billing account item (absent when never written), both parsed. */
+/**
+ * What the billing use cases read: the team item and the billing account item (absent when never written), both parsed.
+ */
 export interface BillingRead {
   team: StoredBillingTeam;
   billing: StoredBilling;

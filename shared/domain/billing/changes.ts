@@ -13,13 +13,15 @@ import type { BillingAccount, BillingInvoice, BillingTier } from './schema.js';
 import { graceDeadline, issueInvoice, periodDeadline, writeBilling, writeInvoice } from './transactions.js';
 
 /**
- * Use cases changing the creator's billing account (D20), each one unit of work retried on a lost race. Only paid tiers get invoices: free → paid starts
- * a period at once; each period start invoices the tier of that moment (no proration). Payment results come from the CLI or the billing Stripe hook.
+ * Use cases changing the creator's billing account (D20), each one unit of work retried on a lost race. Only paid tiers
+ * get invoices: free → paid starts a period at once; each period start invoices the tier of that moment (no proration).
+ * Payment results come from the CLI or the billing Stripe hook.
  */
 
 /**
- * Moves the team to `tier` (D20) with `billing.tier_changed`; free → paid starts a monthly period with its invoice; existing objects beyond limits stay.
- * Same tier: no change, no event. Errors: NOT_FOUND (no team), CONFLICT (team deleted; the account kept changing).
+ * Moves the team to `tier` (D20) with `billing.tier_changed`; free → paid starts a monthly period with its invoice;
+ * existing objects beyond limits stay. Same tier: no change, no event. Errors: NOT_FOUND (no team), CONFLICT (team
+ * deleted; the account kept changing).
  */
 export async function changeTier(
   runtime: UnitOfWorkRuntime,
@@ -74,11 +76,11 @@ async function openInvoice(store: Store, teamId: string, invoiceId: string, acti
 }
 
 /**
- * Records that an invoice was paid (operator CLI `billing invoice-paid`, or the operator's Stripe
- * account through `POST /hooks/billing/stripe`, D20, D22): the invoice becomes `paid` (`billing.invoice_paid`). When it was the team's last
- * unpaid invoice, a grace period ends as `recovered` (`billing.grace_period_ended`, its deadline
- * removed) and a lockdown is lifted (`billing.lockdown_lifted`). One transaction. Returns the account
- * and the invoice. Errors: NOT_FOUND (team or invoice), CONFLICT (the invoice is not open; a concurrent change).
+ * Records that an invoice was paid (operator CLI `billing invoice-paid`, or the operator's Stripe account through `POST
+ * /hooks/billing/stripe`, D20, D22): the invoice becomes `paid` (`billing.invoice_paid`). When it was the team's last
+ * unpaid invoice, a grace period ends as `recovered` (`billing.grace_period_ended`, its deadline removed) and a
+ * lockdown is lifted (`billing.lockdown_lifted`). One transaction. Returns the account and the invoice. Errors:
+ * NOT_FOUND (team or invoice), CONFLICT (the invoice is not open; a concurrent change).
  */
 export async function markInvoicePaid(
   runtime: UnitOfWorkRuntime,
@@ -111,8 +113,9 @@ export async function markInvoicePaid(
 }
 
 /**
- * Records a failed payment (CLI or billing hook; D20, D22): `billing.payment_failed`; a team in good standing starts a 7-day grace
- * period (`billing.grace_period_started`), one in grace keeps its end. `reason`: the provider's text, never card data. Errors: NOT_FOUND (team or invoice), CONFLICT (invoice paid; concurrent change).
+ * Records a failed payment (CLI or billing hook; D20, D22): `billing.payment_failed`; a team in good standing starts a
+ * 7-day grace period (`billing.grace_period_started`), one in grace keeps its end. `reason`: the provider's text, never
+ * card data. Errors: NOT_FOUND (team or invoice), CONFLICT (invoice paid; concurrent change).
  */
 export async function markInvoicePaymentFailed(
   runtime: UnitOfWorkRuntime,

@@ -1,8 +1,9 @@
 import { defineFacts } from '../define-facts.js';
 
 /**
- * Creator billing abilities and keys (D20): tier and counters on the team item; the billing account beside it (read by every creator write's lockdown
- * ConditionCheck, written only by billing); invoices in `TEAM#<team>#BILLING_INVOICES`, sorted by creation time then id.
+ * Creator billing abilities and keys (D20): tier and counters on the team item; the billing account beside it (read by
+ * every creator write's lockdown ConditionCheck, written only by billing); invoices in `TEAM#<team>#BILLING_INVOICES`,
+ * sorted by creation time then id.
  */
 export const billingFacts = defineFacts({
   abilities: {

@@ -21,7 +21,10 @@ export const getBillingInvoice: OperationHandler<Operations['getBillingInvoice']
   { runtime, principal },
 ) => readInvoice(runtime.store, principal.teamId, input.id);
 
-/** `POST /v1/billing/tier`: moves the team to another tier (`billing.tier_changed`; a first paid period invoices at once). */
+/**
+ * `POST /v1/billing/tier`: moves the team to another tier (`billing.tier_changed`; a first paid period invoices at
+ * once).
+ */
 export const changeBillingTier: OperationHandler<Operations['changeBillingTier']> = async (
   input,
   { runtime, principal },

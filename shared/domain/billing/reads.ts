@@ -14,7 +14,10 @@ import type { BillingInvoice, BillingOverview, ListBillingInvoicesQuery } from '
 
 /** Reads of the creator's own billing (DESIGN D20): the account with its usage, and the invoices. */
 
-/** Reads the team item (absent when there is no such team) and the billing account item (empty when never written): one BatchGetItem. */
+/**
+ * Reads the team item (absent when there is no such team) and the billing account item (empty when never written): one
+ * BatchGetItem.
+ */
 export async function readBillingItems(
   store: Store,
   teamId: string,
@@ -25,7 +28,9 @@ export async function readBillingItems(
   return { team, billing };
 }
 
-/** Reads the team item and the billing account item (one BatchGetItem). Errors: NOT_FOUND when the team does not exist. */
+/**
+ * Reads the team item and the billing account item (one BatchGetItem). Errors: NOT_FOUND when the team does not exist.
+ */
 export async function readBilling(store: Store, teamId: string): Promise<BillingRead> {
   const { team, billing } = await readBillingItems(store, teamId);
   if (!team) throw new ProblemError('NOT_FOUND', `No team ${teamId}.`);

@@ -27,8 +27,8 @@ class UsageCounterRefused extends ProblemError {
 }
 
 /**
- * Adds `metric`'s counter change to `tx` (D20): `+1` under one condition naming every tier's limit (no tier read) and `cap` (D8); `-1` only needs the team.
- * Wrap the unit of work in {@link withinTierLimit}.
+ * Adds `metric`'s counter change to `tx` (D20): `+1` under one condition naming every tier's limit (no tier read) and
+ * `cap` (D8); `-1` only needs the team. Wrap the unit of work in {@link withinTierLimit}.
  */
 export function countUsage(
   tx: Transaction,
@@ -55,8 +55,9 @@ export function countUsage(
 }
 
 /**
- * Runs `work` (holding a {@link countUsage} `+1`) and explains a refused counter (D20): `cap.problem()` (D8 cap) or TIER_LIMIT_REACHED (402), emitting
- * `billing.usage_limit_reached` once per metric and period outside the request's transaction. Other errors pass through.
+ * Runs `work` (holding a {@link countUsage} `+1`) and explains a refused counter (D20): `cap.problem()` (D8 cap) or
+ * TIER_LIMIT_REACHED (402), emitting `billing.usage_limit_reached` once per metric and period outside the request's
+ * transaction. Other errors pass through.
  */
 export async function withinTierLimit<T>(
   runtime: UnitOfWorkRuntime,
@@ -84,7 +85,9 @@ export async function withinTierLimit<T>(
   }
 }
 
-/** Emits `billing.usage_limit_reached` unless it was emitted for `metric` in the current period already. Never throws. */
+/**
+ * Emits `billing.usage_limit_reached` unless it was emitted for `metric` in the current period already. Never throws.
+ */
 async function noticeUsageLimit(
   runtime: UnitOfWorkRuntime,
   teamId: string,

@@ -54,7 +54,10 @@ export const BILLING_CURRENCY = 'USD';
 /** How long a team keeps full access after a failed invoice payment before it is locked: 7 days, in MILLISECONDS. */
 export const GRACE_PERIOD_MS = 7 * 24 * 60 * 60 * 1000;
 
-/** The statuses of an invoice: `open` until paid (a failed payment leaves it open, with `attempt_count` raised), then `paid`. */
+/**
+ * The statuses of an invoice: `open` until paid (a failed payment leaves it open, with `attempt_count` raised), then
+ * `paid`.
+ */
 const BILLING_INVOICE_STATUSES = ['open', 'paid'] as const;
 
 const count = (what: string) => z.number().check(z.int(), z.nonnegative(), z.describe(what));
@@ -110,7 +113,10 @@ const accountShape = {
   locked_at: z.nullable(Timestamp).check(z.describe('When the team was locked; null unless `status` is `locked`.')),
 };
 
-/** The team's own billing account (the creator's tier with the service; DESIGN D20): the `billing_account` of every `billing.*` event. */
+/**
+ * The team's own billing account (the creator's tier with the service; DESIGN D20): the `billing_account` of every
+ * `billing.*` event.
+ */
 export const BillingAccount = z.object(accountShape).register(z.globalRegistry, { id: 'BillingAccount' });
 /** The team's billing account (see {@link BillingAccount}). */
 export type BillingAccount = z.infer<typeof BillingAccount>;

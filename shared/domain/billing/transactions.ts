@@ -8,7 +8,10 @@ import { GRACE_DEADLINE, PERIOD_DEADLINE } from './account.js';
 import type { StoredBilling } from './record.js';
 import { BILLING_CURRENCY, TIER_PRICES, type BillingAccount, type BillingInvoice, type BillingTier } from './schema.js';
 
-/** The transaction items of billing (DESIGN D14, D20): the account's guarded change, a new invoice, an invoice's payment result, the deadlines. */
+/**
+ * The transaction items of billing (DESIGN D14, D20): the account's guarded change, a new invoice, an invoice's payment
+ * result, the deadlines.
+ */
 
 /**
  * Writes the billing account's changed attributes in `tx`, on condition that nobody changed it since

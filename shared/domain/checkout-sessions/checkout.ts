@@ -23,17 +23,26 @@ export interface CheckoutInput {
   cancelUrl?: string | null;
   /** Our reference of the buyer (Stripe `client_reference_id`). */
   clientReferenceId?: string | null;
-  /** The caller's idempotency key (the request's `Idempotency-Key`): the same key and input give the same provider session. Null: a new session every time. */
+  /**
+   * The caller's idempotency key (the request's `Idempotency-Key`): the same key and input give the same provider
+   * session. Null: a new session every time.
+   */
   idempotencyKey?: string | null;
 }
 
-/** The adapters (the handler passes `paymentProviderAdapters(runtime)`, so this module never imports the Stripe SDK, D23) and the retry policy (default the runtime's). */
+/**
+ * The adapters (the handler passes `paymentProviderAdapters(runtime)`, so this module never imports the Stripe SDK,
+ * D23) and the retry policy (default the runtime's).
+ */
 export interface CheckoutOptions {
   adapters: PaymentProviderAdapters;
   retry?: RetryPolicy;
 }
 
-/** The default redirect URLs, or VALIDATION_FAILED naming the missing ones when the service's public base URL is unknown. */
+/**
+ * The default redirect URLs, or VALIDATION_FAILED naming the missing ones when the service's public base URL is
+ * unknown.
+ */
 function redirectUrls(
   runtime: IntegrationRuntime,
   projectId: string,
@@ -57,8 +66,9 @@ function redirectUrls(
 }
 
 /**
- * Starts a hosted Stripe checkout (D26), storing nothing (the subscription comes with `checkout.session.completed`). Errors: NOT_FOUND; CONFLICT (archived,
- * inactive/free plan, no Stripe, not synced); VALIDATION_FAILED (no redirect URL, Stripe's refusal); PROVIDER_UNAVAILABLE.
+ * Starts a hosted Stripe checkout (D26), storing nothing (the subscription comes with `checkout.session.completed`).
+ * Errors: NOT_FOUND; CONFLICT (archived, inactive/free plan, no Stripe, not synced); VALIDATION_FAILED (no redirect
+ * URL, Stripe's refusal); PROVIDER_UNAVAILABLE.
  */
 export async function startCheckout(
   runtime: { store: Store } & IntegrationRuntime,

@@ -9,7 +9,10 @@ import { Team } from '../teams/schema.js';
  */
 const StoredCheckoutSession = z.object({ team_id: Team.shape.id, subscription_id: z.string() });
 
-/** Parses a completed Checkout Session's item; its key is never named in the error (the session id opens the welcome page). */
+/**
+ * Parses a completed Checkout Session's item; its key is never named in the error (the session id opens the welcome
+ * page).
+ */
 export const parseStoredCheckoutSession = recordParser(
   entity.checkoutSession,
   StoredCheckoutSession,

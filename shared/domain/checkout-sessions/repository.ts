@@ -1,7 +1,10 @@
 import { checkoutSessionStore } from '../../store/checkout-sessions.js';
 import type { Store } from '../../store/store.js';
 
-/** The team and subscription the completed Stripe Checkout Session `sessionId` of project `projectId` created, or null (not completed yet, or unknown). */
+/**
+ * The team and subscription the completed Stripe Checkout Session `sessionId` of project `projectId` created, or null
+ * (not completed yet, or unknown).
+ */
 export async function findCheckoutSubscription(
   store: Store,
   projectId: string,

@@ -2,7 +2,9 @@ import * as z from '../../schemas/zod.js';
 import { Timestamp, Uuid } from '../../schemas/common.js';
 import { Email } from '../subscribers/schema.js';
 
-/** The shapes of hosted checkout sessions (DESIGN D26): the request a creator's own "Buy" button sends and the answer. */
+/**
+ * The shapes of hosted checkout sessions (DESIGN D26): the request a creator's own "Buy" button sends and the answer.
+ */
 
 /** An absolute http(s) URL the provider sends the buyer to (at most 2048 characters). */
 const RedirectUrl = z.url({ protocol: /^https?$/, hostname: z.regexes.hostname }).check(z.maxLength(2048));
@@ -26,7 +28,10 @@ export const CreateCheckoutSessionRequest = z.strictObject({
 /** The body of a checkout-session creation (see {@link CreateCheckoutSessionRequest}). */
 export type CreateCheckoutSessionRequest = z.infer<typeof CreateCheckoutSessionRequest>;
 
-/** A hosted checkout for one plan: send the buyer to `url` before `expires_at`. Nothing is stored; the subscription comes with the provider's completion event. */
+/**
+ * A hosted checkout for one plan: send the buyer to `url` before `expires_at`. Nothing is stored; the subscription
+ * comes with the provider's completion event.
+ */
 export const CheckoutSession = z
   .object({
     id: z.string().check(z.describe('The provider\u2019s checkout session id (Stripe `cs_...`).')),

@@ -18,7 +18,10 @@ import type { EventEnvelopeBody, ListEventsQuery } from './schema.js';
 
 /** Reads and resends of stored events (DESIGN D6, D10, D12) over `eventStore` (shared/store). */
 
-/** The envelope as the caller may see it: `data` redacted for the caller's abilities, as for an endpoint it owned (DESIGN D10). */
+/**
+ * The envelope as the caller may see it: `data` redacted for the caller's abilities, as for an endpoint it owned
+ * (DESIGN D10).
+ */
 function envelopeFor(principal: Principal, event: StoredEvent): EventEnvelopeBody {
   const envelope = envelopeOf(event);
   return { ...envelope, data: redactPayload(envelope.data, [...principal.abilities]) as Record<string, unknown> };
@@ -72,7 +75,10 @@ export async function listEventEnvelopes(
   return { data: page.data.map((event) => envelopeFor(principal, event)), next_cursor: page.next_cursor };
 }
 
-/** Reads one event of the caller's team as delivered. Errors: NOT_FOUND (absent, expired, another team's), TOKEN_MISSING_ABILITY. */
+/**
+ * Reads one event of the caller's team as delivered. Errors: NOT_FOUND (absent, expired, another team's),
+ * TOKEN_MISSING_ABILITY.
+ */
 export async function getEventEnvelope(
   runtime: Pick<Runtime, 'store'>,
   principal: Principal,

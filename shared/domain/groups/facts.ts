@@ -1,6 +1,9 @@
 import { defineFacts } from '../define-facts.js';
 
-/** Groups' abilities and keys (DESIGN D14, D19): items in the team's partition, plus a claim item that keeps group names unique per team. */
+/**
+ * Groups' abilities and keys (DESIGN D14, D19): items in the team's partition, plus a claim item that keeps group names
+ * unique per team.
+ */
 export const groupsFacts = defineFacts({
   abilities: {
     category: 'group',

@@ -24,7 +24,9 @@ export const getGroup: OperationHandler<Operations['getGroup']> = async (input, 
 export const createGroup: OperationHandler<Operations['createGroup']> = async (input, { runtime, principal }) =>
   retryLostRaces(() => create(runtime, principal, input));
 
-/** `POST /v1/groups/{id}`; then the members' tokens are narrowed to what the members hold now (`narrowMemberTokens`). */
+/**
+ * `POST /v1/groups/{id}`; then the members' tokens are narrowed to what the members hold now (`narrowMemberTokens`).
+ */
 export const updateGroup: OperationHandler<Operations['updateGroup']> = async (
   { id, ...changes },
   { runtime, principal },

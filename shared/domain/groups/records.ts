@@ -32,7 +32,10 @@ const parseGroupItem = recordParser(entity.group, GroupItem);
 /** A stored group: the public fields plus its concurrency version. */
 export type StoredGroup = Group & { version: number };
 
-/** Maps a stored group item, parsed through its stored-record schema (its `member_count` is the length of its member list). */
+/**
+ * Maps a stored group item, parsed through its stored-record schema (its `member_count` is the length of its member
+ * list).
+ */
 export function toStoredGroup(item: Item): StoredGroup {
   const stored = parseGroupItem(item);
   const memberIds = stored.member_ids ?? [];

@@ -73,7 +73,10 @@ async function requireAssignableRoles(
   );
 }
 
-/** Reads members joining a group: they must exist (NOT_FOUND), not be removed and have room for one more group (CONFLICT). */
+/**
+ * Reads members joining a group: they must exist (NOT_FOUND), not be removed and have room for one more group
+ * (CONFLICT).
+ */
 async function loadJoiningMembers(
   store: Store,
   teamId: string,
@@ -138,8 +141,9 @@ export async function createGroup(
 }
 
 /**
- * Changes a group with `group.updated` (no-op writes nothing). Added roles need `role:assign`; member changes `group:manage-members`; the caller must hold
- * every granted role's abilities (TOKEN_MISSING_ABILITY). Errors: NOT_FOUND, CONFLICT (name taken, member removed or in too many groups, concurrency).
+ * Changes a group with `group.updated` (no-op writes nothing). Added roles need `role:assign`; member changes
+ * `group:manage-members`; the caller must hold every granted role's abilities (TOKEN_MISSING_ABILITY). Errors:
+ * NOT_FOUND, CONFLICT (name taken, member removed or in too many groups, concurrency).
  */
 export async function updateGroup(
   runtime: UnitOfWorkRuntime,

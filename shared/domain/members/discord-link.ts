@@ -39,7 +39,10 @@ const DISCORD_LINK_SCOPES = 'identify guilds.join';
 /** How long a linking `state` works: 10 minutes. */
 const STATE_LIFETIME_MS = 10 * 60 * 1000;
 
-/** What linking needs of a runtime: the store and clock (transactions), integration settings and the platform adapters' runtime. */
+/**
+ * What linking needs of a runtime: the store and clock (transactions), integration settings and the platform adapters'
+ * runtime.
+ */
 type LinkRuntime = UnitOfWorkRuntime & IntegrationRuntime & PlatformRuntime;
 
 /** The redirect URL registered in the Developer Portal: `<PUBLIC_BASE_URL>/portal/{project_id}/discord/callback`. */
@@ -74,9 +77,9 @@ async function discordBotOf(runtime: LinkRuntime, teamId: string, projectId: str
 
 /**
  * The URL that starts linking a subscriber's Discord account from a portal session (DESIGN D28):
- * `https://discord.com/oauth2/authorize` with the application's client id, the redirect URL
- * ({@link discordRedirectUri}), scopes `identify guilds.join` and a fresh `state`, stored hashed, single
- * use, bound to `portalSessionId` and `subscriberId`, working for 10 minutes. Errors: VALIDATION_FAILED (no Discord bot).
+ * `https://discord.com/oauth2/authorize` with the application's client id, the redirect URL ({@link
+ * discordRedirectUri}), scopes `identify guilds.join` and a fresh `state`, stored hashed, single use, bound to
+ * `portalSessionId` and `subscriberId`, working for 10 minutes. Errors: VALIDATION_FAILED (no Discord bot).
  */
 export async function discordAuthorizeUrl(
   runtime: LinkRuntime,
@@ -98,7 +101,10 @@ export async function discordAuthorizeUrl(
   return { url: `${DISCORD_AUTHORIZE_URL}?${query.toString()}`, expires_at: expiresAt };
 }
 
-/** Uses up a linking state (a conditional delete: once only, unexpired, same project, subscriber and portal session); returns its team. */
+/**
+ * Uses up a linking state (a conditional delete: once only, unexpired, same project, subscriber and portal session);
+ * returns its team.
+ */
 async function consumeState(
   runtime: LinkRuntime,
   input: { projectId: string; portalSessionId: string; subscriberId: string; state: string },
@@ -114,7 +120,10 @@ async function consumeState(
   return teamId;
 }
 
-/** Runs a Discord call of the linking flow: a refusal is the user's (VALIDATION_FAILED on `path`), anything else PROVIDER_UNAVAILABLE. */
+/**
+ * Runs a Discord call of the linking flow: a refusal is the user's (VALIDATION_FAILED on `path`), anything else
+ * PROVIDER_UNAVAILABLE.
+ */
 async function discordStep<T>(path: string, run: () => Promise<T>): Promise<T> {
   try {
     return await run();
@@ -128,12 +137,16 @@ async function discordStep<T>(path: string, run: () => Promise<T>): Promise<T> {
   }
 }
 
-/** A subscriber's Discord link (DESIGN D28): none, linked, or linked but its authorization refused on refresh (link again). */
+/**
+ * A subscriber's Discord link (DESIGN D28): none, linked, or linked but its authorization refused on refresh (link
+ * again).
+ */
 export type DiscordLinkState = 'not_linked' | 'linked' | 'relink_required';
 
 /**
  * The {@link DiscordLinkState} of `subscriber` (as read, of `teamId`): `relink_required` when Discord refused to
- * refresh its stored OAuth2 tokens (`platforms/discord-user.ts`), else `linked` when it has a Discord user id. One GetItem.
+ * refresh its stored OAuth2 tokens (`platforms/discord-user.ts`), else `linked` when it has a Discord user id. One
+ * GetItem.
  */
 export async function discordLinkState(
   store: Store,
@@ -152,15 +165,20 @@ export async function discordLinkState(
 /** What linking did: the member, and whether the person is in the server with their roles now (or why not). */
 export interface DiscordLinkResult {
   member: Member;
-  /** `joined`: added to the server now; `already_in`: was in, roles added; `no_access`: no subscription with access, not added; `failed`: see `reason`. */
+  /**
+   * `joined`: added to the server now; `already_in`: was in, roles added; `no_access`: no subscription with access, not
+   * added; `failed`: see `reason`.
+   */
   guild: 'joined' | 'already_in' | 'no_access' | 'failed';
   /** Why the server step failed (a Discord message, no token), else null. */
   reason: string | null;
 }
 
 /**
- * Completes Discord linking (DESIGN D28): uses up `state` (single use, bound to session and subscriber), exchanges `code`, stores the tokens encrypted, links the Discord user (replacing
- * another: `member.updated`), joins the member and grants access; a grant failure becomes `platform_error` (retried). Errors: VALIDATION_FAILED; CONFLICT (another's account); PROVIDER_UNAVAILABLE.
+ * Completes Discord linking (DESIGN D28): uses up `state` (single use, bound to session and subscriber), exchanges
+ * `code`, stores the tokens encrypted, links the Discord user (replacing another: `member.updated`), joins the member
+ * and grants access; a grant failure becomes `platform_error` (retried). Errors: VALIDATION_FAILED; CONFLICT (another's
+ * account); PROVIDER_UNAVAILABLE.
  */
 export async function completeDiscordLink(
   runtime: LinkRuntime,

@@ -11,9 +11,11 @@ import { INVITE_LINK_REVOCATIONS_ATTRIBUTE, parseStoredInviteLinkRevocations } f
 import type { Member, MemberPlatformError, PlatformAction } from './schema.js';
 
 /**
- * Durable retries of a member's platform calls (DESIGN D15, D22): a failure (`platform_error`: attempts, `next_attempt_at`) is recorded in the SAME transaction that schedules
- * the {@link MEMBER_PLATFORM_SYNC_DEADLINE_KIND} deadline; `platform-sync.ts` reconciles with backoff ({@link platformRetryDelayMs}) up to {@link PLATFORM_SYNC_MAX_ATTEMPTS},
- * then gives up (`next_attempt_at` null). Success clears both. Invariant: a member with a sync deadline has a `platform_error`.
+ * Durable retries of a member's platform calls (DESIGN D15, D22): a failure (`platform_error`: attempts,
+ * `next_attempt_at`) is recorded in the SAME transaction that schedules the {@link MEMBER_PLATFORM_SYNC_DEADLINE_KIND}
+ * deadline; `platform-sync.ts` reconciles with backoff ({@link platformRetryDelayMs}) up to {@link
+ * PLATFORM_SYNC_MAX_ATTEMPTS}, then gives up (`next_attempt_at` null). Success clears both. Invariant: a member with a
+ * sync deadline has a `platform_error`.
  */
 
 /**
@@ -27,7 +29,10 @@ export interface PendingInviteLinkRevocation {
   url: string;
 }
 
-/** The {@link PendingInviteLinkRevocation}s on a stored member item, none when absent (throws StoredRecordError naming its key when they do not match). */
+/**
+ * The {@link PendingInviteLinkRevocation}s on a stored member item, none when absent (throws StoredRecordError naming
+ * its key when they do not match).
+ */
 export function pendingRevocationsOf(item: Item): PendingInviteLinkRevocation[] {
   return parseStoredInviteLinkRevocations(item)[INVITE_LINK_REVOCATIONS_ATTRIBUTE] ?? [];
 }
@@ -85,8 +90,9 @@ export function platformErrorOf(
 }
 
 /**
- * Adds to `tx` the sync deadline's next state: moved to `error.next_attempt_at` (conditional on `current` at its due time), else removed; a concurrent change fails `tx`
- * (`ConditionFailedError`). `attributes`: extra attributes of the moved item. Also used by `subscriptions/invite-link-retry.ts`.
+ * Adds to `tx` the sync deadline's next state: moved to `error.next_attempt_at` (conditional on `current` at its due
+ * time), else removed; a concurrent change fails `tx` (`ConditionFailedError`). `attributes`: extra attributes of the
+ * moved item. Also used by `subscriptions/invite-link-retry.ts`.
  */
 export function writeSyncDeadline(
   tx: Transaction,
@@ -100,8 +106,9 @@ export function writeSyncDeadline(
 }
 
 /**
- * Records a platform call's outcome on the member after the commit (DESIGN D22): a failure sets `platform_error` (attempt 1) and its sync deadline in one transaction, a success clears
- * both; `revocations` (undefined: kept) are failed invite-link revocations. Status and events unchanged. Never throws (logged); returns the member as recorded.
+ * Records a platform call's outcome on the member after the commit (DESIGN D22): a failure sets `platform_error`
+ * (attempt 1) and its sync deadline in one transaction, a success clears both; `revocations` (undefined: kept) are
+ * failed invite-link revocations. Status and events unchanged. Never throws (logged); returns the member as recorded.
  */
 export async function recordPlatformOutcome(
   runtime: UnitOfWorkRuntime,

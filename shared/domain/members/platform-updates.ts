@@ -50,8 +50,9 @@ export interface PlatformMembershipUpdate {
 }
 
 /**
- * Records a platform membership update (DESIGN D17) with its `member.*` event in one transaction (banned members stay banned; repeats change nothing), linking a join through a
- * personal invite link to its subscriber. Returns the member, or null for `left`/`profile` of an unknown person. Errors: NOT_FOUND (project); CONFLICT (MAX_ATTEMPTS lost races).
+ * Records a platform membership update (DESIGN D17) with its `member.*` event in one transaction (banned members stay
+ * banned; repeats change nothing), linking a join through a personal invite link to its subscriber. Returns the member,
+ * or null for `left`/`profile` of an unknown person. Errors: NOT_FOUND (project); CONFLICT (MAX_ATTEMPTS lost races).
  */
 export async function recordPlatformMembership(
   runtime: UnitOfWorkRuntime,
@@ -140,7 +141,8 @@ export async function recordPlatformMembership(
       const profileChanged = profile.username !== current.username || profile.display_name !== current.display_name;
       let next: Member = { ...current, ...profile };
       let type: 'member.joined' | 'member.left' | 'member.kicked' | 'member.banned' | 'member.updated' | null = null;
-      // A banned member who joins stays banned (the platform should not have let them in): only a profile change is recorded.
+      // A banned member who joins stays banned (the platform should not have let them in): only a profile change is
+      // recorded.
       if (update.change === 'joined' && (current.status === 'left' || current.status === 'kicked')) {
         next = { ...next, status: 'joined', joined_at: nowIso, status_changed_at: nowIso };
         type = 'member.joined';
@@ -162,7 +164,8 @@ export async function recordPlatformMembership(
       await unitOfWork(runtime, teamId, (tx) => {
         writeMemberChange(tx, teamId, memberItem!, changed);
         const removal = type === 'member.kicked' || type === 'member.banned';
-        // The payload carries the subscriber with consented contact data; the fan-out redacts it per endpoint owner (D10).
+        // The payload carries the subscriber with consented contact data; the fan-out redacts it per endpoint owner
+        // (D10).
         tx.emit({
           type: type,
           projectId,

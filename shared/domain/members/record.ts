@@ -31,7 +31,10 @@ export const parseStoredMember = recordParser(entity.member, StoredMember);
  */
 const StoredDiscordLinkState = z.object({ team_id: Team.shape.id });
 
-/** Parses a Discord link attempt (throws StoredRecordError naming the item type, never its key: the hash of a bearer state). */
+/**
+ * Parses a Discord link attempt (throws StoredRecordError naming the item type, never its key: the hash of a bearer
+ * state).
+ */
 export const parseStoredDiscordLinkState = recordParser(
   entity.discordLinkState,
   StoredDiscordLinkState,
@@ -51,7 +54,10 @@ const StoredInviteLinkRevocations = z.object({
   ),
 });
 
-/** Parses a member item's pending invite-link revocations (throws StoredRecordError naming its key when they do not match). */
+/**
+ * Parses a member item's pending invite-link revocations (throws StoredRecordError naming its key when they do not
+ * match).
+ */
 export const parseStoredInviteLinkRevocations = recordParser(entity.member, StoredInviteLinkRevocations);
 
 /** A member's reference item (`keys.memberRef`): the project of a member id. */
@@ -60,7 +66,10 @@ const StoredMemberRef = z.object({ project_id: Member.shape.project_id });
 /** Parses a member's reference item (throws StoredRecordError naming its key when it does not match). */
 export const parseStoredMemberRef = recordParser(entity.memberRef, StoredMemberRef);
 
-/** A platform-user claim as stored (`platformUserKey`): who holds the platform user id in a project (each absent: nobody yet). */
+/**
+ * A platform-user claim as stored (`platformUserKey`): who holds the platform user id in a project (each absent: nobody
+ * yet).
+ */
 const StoredPlatformUserClaim = z.object({
   subscriber_id: z.optional(Member.shape.id),
   member_id: z.optional(Member.shape.id),

@@ -15,8 +15,9 @@ import type { ListMembersQuery, Member } from './schema.js';
 
 /**
  * Reads of members (DESIGN D14, D17) within the principal's scope, over the members' store adapter
- * (`shared/store/members.ts`), which the repository's writes and key helpers come from. Items carry `revision`
- * (every status change is conditional on it). Moderation lives in `subscribers/moderation.ts`, platform joins in `platform-updates.ts`.
+ * (`shared/store/members.ts`), which the repository's writes and key helpers come from. Items carry `revision` (every
+ * status change is conditional on it). Moderation lives in `subscribers/moderation.ts`, platform joins in
+ * `platform-updates.ts`.
  */
 
 /** The members' store functions other objects' use cases call (claims, member items, member writes). */
@@ -28,7 +29,10 @@ export {
   writeMemberChange,
 } from '../../store/members.js';
 
-/** The stored member item as read: the public fields plus `revision`, read through `toMember` and `revisionOf` (never cast). */
+/**
+ * The stored member item as read: the public fields plus `revision`, read through `toMember` and `revisionOf` (never
+ * cast).
+ */
 export type StoredMember = Item;
 
 /** NOT_FOUND for a member id (absent, foreign or out of scope: the same answer). */

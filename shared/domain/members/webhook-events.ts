@@ -39,7 +39,10 @@ const memberAccessData = z.object({
     ),
 });
 
-/** Members' webhook events (`member.*`, DESIGN D17): joined, converted, churned, banned, kicked and related community changes. */
+/**
+ * Members' webhook events (`member.*`, DESIGN D17): joined, converted, churned, banned, kicked and related community
+ * changes.
+ */
 export const membersEvents = [
   defineEvent(
     'member.joined',

@@ -42,7 +42,9 @@ const categoryOf = (status: SubscriptionStatus) =>
 /** The UTC day (YYYY-MM-DD) of an ISO 8601 time or epoch milliseconds. */
 export const utcDay = (time: string | number) => new Date(time).toISOString().slice(0, 10);
 
-/** The billing terms of `plan` at `priceVersion` (the plan's current terms when that version is no longer on record). */
+/**
+ * The billing terms of `plan` at `priceVersion` (the plan's current terms when that version is no longer on record).
+ */
 export function priceOf(
   plan: Pick<Plan, 'amount' | 'currency' | 'interval' | 'interval_count' | 'price_history'>,
   priceVersion: number,

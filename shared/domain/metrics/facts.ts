@@ -14,7 +14,9 @@ export const metricsFacts = defineFacts({
       projectId ? `TEAM#${teamId}#PROJECT#${projectId}#METRICS` : `TEAM#${teamId}#METRICS`,
     /** Sort key of a scope's gauges item of one shard. */
     metricsGaugesSortKey: (shard: number) => `GAUGES#${shard}`,
-    /** Sort key of a scope's day item of one UTC day (`YYYY-MM-DD`), shard and kind (`S` subscriptions, `P` payments). */
+    /**
+     * Sort key of a scope's day item of one UTC day (`YYYY-MM-DD`), shard and kind (`S` subscriptions, `P` payments).
+     */
     metricsDaySortKey: (date: string, shard: number, kind: 'S' | 'P') => `DAY#${date}#${shard}#${kind}`,
   },
   sortKeyPrefix: {

@@ -7,7 +7,10 @@ import type { Counters } from './decisions.js';
 /** Counter attributes of the metrics items (everything else is a key or a fixed attribute). */
 const COUNTER = /^(active|trialing|past_due|active_change|new|churned|failed_payments|(mrr|revenue|refunds)_[A-Z]{3})$/;
 
-/** What names a gauges or day item as stored (`keys.metricsGaugesSortKey`, `keys.metricsDaySortKey`, DESIGN D14): its partition and sort key and, on a day item, its UTC day. */
+/**
+ * What names a gauges or day item as stored (`keys.metricsGaugesSortKey`, `keys.metricsDaySortKey`, DESIGN D14): its
+ * partition and sort key and, on a day item, its UTC day.
+ */
 const StoredMetricsItem = z.object({ pk: z.string(), sk: z.string(), date: z.optional(z.iso.date()) });
 
 /** A metrics item's counters as stored (written with `ADD`): each a number. */

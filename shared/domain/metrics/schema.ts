@@ -21,7 +21,10 @@ export const CurrencyAmount = z.object({
 /** An amount of one currency (see {@link CurrencyAmount}). */
 export type CurrencyAmount = z.infer<typeof CurrencyAmount>;
 
-/** Amounts per currency, sorted by currency code; an empty list when there are none; null without `project-payment:view-any`. */
+/**
+ * Amounts per currency, sorted by currency code; an empty list when there are none; null without
+ * `project-payment:view-any`.
+ */
 const MoneyPerCurrency = z.nullable(z.array(CurrencyAmount));
 
 /** One UTC day of the daily series. */

@@ -11,7 +11,10 @@ import { paymentMetricsChange, priceOf, subscriptionMetricsChange } from './deci
  * change itself (`addMetricsDelta`), so the counters move exactly when the change commits.
  */
 
-/** Adds to `tx` the metrics of a subscription's change (`before` null: created), each side counted at its plan's price version. */
+/**
+ * Adds to `tx` the metrics of a subscription's change (`before` null: created), each side counted at its plan's price
+ * version.
+ */
 export function writeSubscriptionMetrics(
   tx: Transaction,
   teamId: string,

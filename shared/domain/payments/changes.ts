@@ -15,7 +15,10 @@ import { loadPayment, toPayment, type StoredPayment } from './queries.js';
 import { eventData, eventOf, writePaymentUpdate } from './writes.js';
 import type { Payment, PaymentRefund, RefundPaymentRequest, SettlePaymentRequest } from './schema.js';
 
-/** Settling and refunding payments (DESIGN D16): each change of a payment commits with the D15 transition it drives, retried on a lost race. */
+/**
+ * Settling and refunding payments (DESIGN D16): each change of a payment commits with the D15 transition it drives,
+ * retried on a lost race.
+ */
 
 /**
  * Runs one change of a stored payment with the subscription change it drives, retrying a lost race
@@ -102,8 +105,10 @@ export async function settlePayment(
 }
 
 /**
- * Refunds a succeeded payment (DESIGN D16): `amount` (minor units; default all left) reserved ({@link reserveRefund}), refunded at the provider (key from `idempotencyKey`), recorded
- * with one `payment.refunded` (`cancel: true` also cancels). Errors: NOT_FOUND; VALIDATION_FAILED; CONFLICT (not succeeded, in flight, refused); PROVIDER_UNAVAILABLE (502: retry, same key).
+ * Refunds a succeeded payment (DESIGN D16): `amount` (minor units; default all left) reserved ({@link reserveRefund}),
+ * refunded at the provider (key from `idempotencyKey`), recorded with one `payment.refunded` (`cancel: true` also
+ * cancels). Errors: NOT_FOUND; VALIDATION_FAILED; CONFLICT (not succeeded, in flight, refused); PROVIDER_UNAVAILABLE
+ * (502: retry, same key).
  */
 export async function refundPayment(
   runtime: UnitOfWorkRuntime & IntegrationRuntime,

@@ -4,7 +4,10 @@ import type { Subscription } from '../subscriptions/schema.js';
 import { ruleFor, type SubscriptionTrigger } from '../subscriptions/state-machine.js';
 import type { Payment, RefundPaymentRequest } from './schema.js';
 
-/** The decisions of payments (DESIGN D15, D16), pure: from the payment and subscription read to the change; no store, no provider. */
+/**
+ * The decisions of payments (DESIGN D15, D16), pure: from the payment and subscription read to the change; no store, no
+ * provider.
+ */
 
 /** The statuses of a subscription that waits for its first payment (a `subscription_create` payment is for these). */
 export const AWAITING_FIRST_PAYMENT: readonly SubscriptionStatus[] = ['pending', 'incomplete'];
@@ -13,8 +16,9 @@ export const invalid = (detail: string, errors: FieldError[]) =>
   new ProblemError('VALIDATION_FAILED', detail, { errors });
 
 /**
- * The D15 trigger (`payment_succeeded` / `payment_failed`) a payment fires on its subscription where the table has a row, else null (DESIGN D15, D16; pure). `subscription_create` counts only
- * while pending/incomplete (a failed first payment has no row: the 23-hour expiry still runs), a renewal only after; manual and pending payments → null.
+ * The D15 trigger (`payment_succeeded` / `payment_failed`) a payment fires on its subscription where the table has a
+ * row, else null (DESIGN D15, D16; pure). `subscription_create` counts only while pending/incomplete (a failed first
+ * payment has no row: the 23-hour expiry still runs), a renewal only after; manual and pending payments → null.
  */
 export function paymentTrigger(
   payment: Pick<Payment, 'status' | 'billing_reason'>,

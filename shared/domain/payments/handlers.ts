@@ -29,7 +29,10 @@ export const settlePayment: OperationHandler<Operations['settlePayment']> = asyn
   { runtime, principal },
 ) => settle(runtime, principal, id, input);
 
-/** `POST /v1/payments/{id}/refund` / `refund_payment`: refunds through the payment's provider (the service's adapters, Stripe included). */
+/**
+ * `POST /v1/payments/{id}/refund` / `refund_payment`: refunds through the payment's provider (the service's adapters,
+ * Stripe included).
+ */
 export const refundPayment: OperationHandler<Operations['refundPayment']> = async (
   { id, ...input },
   { runtime, principal, idempotencyKey },

@@ -20,8 +20,10 @@ const OUTCOME_EVENTS = [
 ] as const;
 
 /**
- * The payment operations (DESIGN D13, D16), `manual` provider: listed and recorded under the project, one addressed by id (`/v1/payments/{id}`: `POST` settles, `/refund` refunds).
- * Recording and settling use `project-subscription:update` (no catalogue ability records payments; the outcome moves billing, D15); creating a subscription also needs `:create`.
+ * The payment operations (DESIGN D13, D16), `manual` provider: listed and recorded under the project, one addressed by
+ * id (`/v1/payments/{id}`: `POST` settles, `/refund` refunds). Recording and settling use `project-subscription:update`
+ * (no catalogue ability records payments; the outcome moves billing, D15); creating a subscription also needs
+ * `:create`.
  */
 export const paymentsModule = defineModule({
   folder: 'payments',

@@ -16,7 +16,9 @@ import { newPayment } from './recording.js';
 import { eventData, eventOf, writeNewPayment, writePaymentUpdate } from './writes.js';
 import type { BillingReason, Payment } from './schema.js';
 
-/** Payments a provider reports (DESIGN D16, D22): through its inbound events, found again by the provider's payment id. */
+/**
+ * Payments a provider reports (DESIGN D16, D22): through its inbound events, found again by the provider's payment id.
+ */
 
 /** The payment a provider reports through an inbound event (Stripe: `invoice.paid`, `invoice.payment_failed`). */
 export interface ProviderPaymentReport {
@@ -45,8 +47,9 @@ export interface ProviderPaymentOutcome {
 }
 
 /**
- * Records a payment the provider reports (DESIGN D16, D22): new → a payment of ours with its `keys.providerPayment` item; known → only forward (pending/failed → succeeded,
- * pending → failed). With `drivesSubscription`, fires its D15 transition ({@link paymentTrigger}) in the same transaction. Errors: NOT_FOUND (gone); CONFLICT (kept changing).
+ * Records a payment the provider reports (DESIGN D16, D22): new → a payment of ours with its `keys.providerPayment`
+ * item; known → only forward (pending/failed → succeeded, pending → failed). With `drivesSubscription`, fires its D15
+ * transition ({@link paymentTrigger}) in the same transaction. Errors: NOT_FOUND (gone); CONFLICT (kept changing).
  */
 export async function recordProviderPayment(
   runtime: UnitOfWorkRuntime,
@@ -126,8 +129,9 @@ export async function recordProviderPayment(
 }
 
 /**
- * Records a provider-reported refund (DESIGN D16; Stripe `charge.refunded`): `totalRefunded` is CUMULATIVE (minor units); only what exceeds `amount_refunded` is recorded, with ONE
- * `payment.refunded`. Returns null when no payment has that provider id. Errors: NOT_FOUND (payment gone); CONFLICT (kept changing).
+ * Records a provider-reported refund (DESIGN D16; Stripe `charge.refunded`): `totalRefunded` is CUMULATIVE (minor
+ * units); only what exceeds `amount_refunded` is recorded, with ONE `payment.refunded`. Returns null when no payment
+ * has that provider id. Errors: NOT_FOUND (payment gone); CONFLICT (kept changing).
  */
 export async function recordProviderRefund(
   runtime: UnitOfWorkRuntime,

@@ -20,8 +20,9 @@ export interface RefundOptions {
 }
 
 /**
- * Refunds at the payment's provider outside any transaction, with retries and an idempotency key from the payment and `reservationKey`; returns the refund id (null for `manual`).
- * Errors: PROVIDER_UNAVAILABLE (unreachable after retries); CONFLICT (refused, e.g. `charge_already_refunded`, or no credential). The payment is unchanged either way.
+ * Refunds at the payment's provider outside any transaction, with retries and an idempotency key from the payment and
+ * `reservationKey`; returns the refund id (null for `manual`). Errors: PROVIDER_UNAVAILABLE (unreachable after
+ * retries); CONFLICT (refused, e.g. `charge_already_refunded`, or no credential). The payment is unchanged either way.
  */
 export async function refundAtProvider(
   runtime: UnitOfWorkRuntime & IntegrationRuntime,

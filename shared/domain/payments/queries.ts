@@ -16,8 +16,9 @@ import type { ListPaymentsQuery, Payment } from './schema.js';
  */
 
 /**
- * The stored payment item (read through `toPayment` and `revisionOf`, never cast): the public fields, `revision` and `provider_refund_id` (the provider's id of the LAST refund we made,
- * Stripe `re_...`), written with its `payment.refunded`, so the inbound `charge.refunded` for it changes nothing.
+ * The stored payment item (read through `toPayment` and `revisionOf`, never cast): the public fields, `revision` and
+ * `provider_refund_id` (the provider's id of the LAST refund we made, Stripe `re_...`), written with its
+ * `payment.refunded`, so the inbound `charge.refunded` for it changes nothing.
  */
 export type StoredPayment = Item;
 
@@ -43,7 +44,10 @@ export function toPayment(item: Item): Payment {
   };
 }
 
-/** The stored payment of the principal's team (strongly consistent). Errors: NOT_FOUND (absent, foreign, out of scope, another subscriber's in the portal). */
+/**
+ * The stored payment of the principal's team (strongly consistent). Errors: NOT_FOUND (absent, foreign, out of scope,
+ * another subscriber's in the portal).
+ */
 export async function loadPayment(store: Store, principal: Principal, paymentId: string): Promise<StoredPayment> {
   const item = await readPayment(store, principal.teamId, paymentId);
   if (!item) throw notFound(paymentId);
@@ -64,8 +68,10 @@ export async function getPayment(store: Store, principal: Principal, paymentId: 
 const keyTime = (timestamp: string) => isoTime(Date.parse(timestamp));
 
 /**
- * Lists a project's payments, newest first (DESIGN D12), optionally by subscriber (index items + one BatchGet), `[created_after, created_before)`, status or provider (page filters:
- * a page may be short with `next_cursor` set); a portal principal sees only its own (D27). Errors: NOT_FOUND; VALIDATION_FAILED (date range, a cursor of another list).
+ * Lists a project's payments, newest first (DESIGN D12), optionally by subscriber (index items + one BatchGet),
+ * `[created_after, created_before)`, status or provider (page filters: a page may be short with `next_cursor` set); a
+ * portal principal sees only its own (D27). Errors: NOT_FOUND; VALIDATION_FAILED (date range, a cursor of another
+ * list).
  */
 export async function listPayments(
   store: Store,

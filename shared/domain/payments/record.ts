@@ -19,7 +19,9 @@ const StoredSubscriberPayment = z.object({ payment_id: Payment.shape.id });
 /** Parses a payment's index item in its subscriber's partition. */
 export const parseStoredSubscriberPayment = recordParser(entity.subscriberPayment, StoredSubscriberPayment);
 
-/** A provider payment's lookup item (`keys.providerPayment`, DESIGN D16): our payment and the subscription it pays for. */
+/**
+ * A provider payment's lookup item (`keys.providerPayment`, DESIGN D16): our payment and the subscription it pays for.
+ */
 const StoredProviderPayment = z.object({
   payment_id: Payment.shape.id,
   subscription_id: Payment.shape.subscription_id,

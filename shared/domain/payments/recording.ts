@@ -74,7 +74,10 @@ export function newPayment(facts: {
   };
 }
 
-/** The amount and currency of a recorded payment: given, or the plan's price and currency. Errors: VALIDATION_FAILED (another currency). */
+/**
+ * The amount and currency of a recorded payment: given, or the plan's price and currency. Errors: VALIDATION_FAILED
+ * (another currency).
+ */
 function priceOf(
   input: Pick<RecordPaymentRequest, 'amount' | 'currency'>,
   plan: Plan,
@@ -115,8 +118,10 @@ function billingReasonFor(given: BillingReason | undefined, subscription: Subscr
 }
 
 /**
- * Records a `manual` payment (DESIGN D16) for `subscription_id`, or as the first of a NEW provider-billed subscription (`subscriber_id` + `plan_id`, D15 "(new)"), in ONE transaction.
- * Errors: NOT_FOUND; VALIDATION_FAILED (forms, currency, free plan, reason); TOKEN_MISSING_ABILITY (`project-subscription:create`); CONFLICT (no manual provider, status, inactive, banned, races).
+ * Records a `manual` payment (DESIGN D16) for `subscription_id`, or as the first of a NEW provider-billed subscription
+ * (`subscriber_id` + `plan_id`, D15 "(new)"), in ONE transaction. Errors: NOT_FOUND; VALIDATION_FAILED (forms,
+ * currency, free plan, reason); TOKEN_MISSING_ABILITY (`project-subscription:create`); CONFLICT (no manual provider,
+ * status, inactive, banned, races).
  */
 export async function recordPayment(
   runtime: UnitOfWorkRuntime,

@@ -9,8 +9,10 @@ import { loadPayment, toPayment, type StoredPayment } from './queries.js';
 import type { Payment, RefundPaymentRequest } from './schema.js';
 
 /**
- * Refund reservations (DESIGN D16; money moves only with the provider's agreement): a refund's amount is reserved (conditional on the revision) BEFORE the provider call,
- * settled in the refund's transaction, released on refusal, kept when unreachable (the same `Idempotency-Key` settles it later); it stops counting after {@link RESERVATION_LIFETIME_MS}.
+ * Refund reservations (DESIGN D16; money moves only with the provider's agreement): a refund's amount is reserved
+ * (conditional on the revision) BEFORE the provider call, settled in the refund's transaction, released on refusal,
+ * kept when unreachable (the same `Idempotency-Key` settles it later); it stops counting after {@link
+ * RESERVATION_LIFETIME_MS}.
  */
 
 /** How long a reservation counts (MILLISECONDS): Stripe keeps idempotency keys for 24 hours. */
@@ -33,12 +35,18 @@ export function reservedAmount(item: StoredPayment, nowMs: number, exceptKey: st
   );
 }
 
-/** True when reservation `key` is still held on the stored payment at `nowMs` (epoch ms): not settled, released or expired. */
+/**
+ * True when reservation `key` is still held on the stored payment at `nowMs` (epoch ms): not settled, released or
+ * expired.
+ */
 export function holdsReservation(item: StoredPayment, key: string, nowMs: number): boolean {
   return key in liveReservations(item, nowMs);
 }
 
-/** A refund reserved on its payment: the key (the provider idempotency key derives from it), the amount and the payment as read. */
+/**
+ * A refund reserved on its payment: the key (the provider idempotency key derives from it), the amount and the payment
+ * as read.
+ */
 export interface ReservedRefund {
   key: string;
   amount: number;

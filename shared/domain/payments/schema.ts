@@ -33,7 +33,9 @@ const BILLING_REASONS = ['subscription_create', 'renewal', 'manual'] as const;
 /** A billing reason (see {@link BILLING_REASONS}). */
 export type BillingReason = (typeof BILLING_REASONS)[number];
 
-/** Largest amount of one payment, in the minor unit (the plans' ceiling is lower; a payment may cover several periods). */
+/**
+ * Largest amount of one payment, in the minor unit (the plans' ceiling is lower; a payment may cover several periods).
+ */
 const MAX_PAYMENT_AMOUNT = 100_000_000_000;
 
 const Amount = z.number().check(z.int(), z.positive(), z.lte(MAX_PAYMENT_AMOUNT));
@@ -124,7 +126,9 @@ export const RefundPaymentRequest = z
 /** A validated refund (see {@link RefundPaymentRequest}). */
 export type RefundPaymentRequest = z.infer<typeof RefundPaymentRequest>;
 
-/** Query of `GET /v1/projects/{project_id}/payments` (and the `list_payments` tool's arguments besides `project_id`). */
+/**
+ * Query of `GET /v1/projects/{project_id}/payments` (and the `list_payments` tool's arguments besides `project_id`).
+ */
 export const ListPaymentsQuery = z.extend(ListQuery, {
   subscriber_id: z.optional(Uuid).check(z.describe('Only this subscriber\u2019s.')),
   status: z.optional(z.enum(PAYMENT_STATUSES)).check(z.describe('Only this status.')),

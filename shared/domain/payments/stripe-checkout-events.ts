@@ -40,7 +40,9 @@ import {
  * `checkout.session.async_payment_*` settles a delayed payment. Mapped from `stripe-events.ts`.
  */
 
-/** How long (seconds) the reference from a completed Checkout Session to its subscription is kept for the welcome page. */
+/**
+ * How long (seconds) the reference from a completed Checkout Session to its subscription is kept for the welcome page.
+ */
 const CHECKOUT_SESSION_REF_SECONDS = 30 * 24 * 3600;
 
 // ---------------------------------------------------------------------------------------------------
@@ -61,8 +63,9 @@ function subscriberInput(session: Stripe.Checkout.Session, customerId: string | 
 }
 
 /**
- * `checkout.session.completed`: finds or creates the subscriber by Stripe customer (tier limit counted) and creates the subscription on `metadata.plan_id` (else a line item's synced
- * plan): mode `subscription` → pending; mode `payment` paid → active with its payment, same transaction. An already linked Stripe subscription changes nothing.
+ * `checkout.session.completed`: finds or creates the subscriber by Stripe customer (tier limit counted) and creates the
+ * subscription on `metadata.plan_id` (else a line item's synced plan): mode `subscription` → pending; mode `payment`
+ * paid → active with its payment, same transaction. An already linked Stripe subscription changes nothing.
  */
 export async function checkoutCompleted(
   context: EventContext,
@@ -157,7 +160,8 @@ export async function checkoutCompleted(
         // so they must still apply after the creation (the creation orders nothing).
         putProviderSubscriptionLink(tx, teamId, projectId, STRIPE, stripeSubscriptionId, subscription.id);
       }
-      // The join page's welcome page (DESIGN D26) finds the subscription by the session id Stripe sends the buyer back with.
+      // The join page's welcome page (DESIGN D26) finds the subscription by the session id Stripe sends the buyer back
+      // with.
       tx.put({
         ...keys.checkoutSession(projectId, session.id),
         entity: entity.checkoutSession,
@@ -185,8 +189,9 @@ export async function checkoutCompleted(
 // ---------------------------------------------------------------------------------------------------
 
 /**
- * `checkout.session.async_payment_succeeded` / `_failed` (mode `payment`): the session's pending payment → succeeded (activates, D15) or failed (expires after 23 hours unless paid).
- * Before its `checkout.session.completed` (within {@link CHECKOUT_WAIT_SECONDS}) → {@link StripeEventNotReady}; a session of no payment of this project is ignored.
+ * `checkout.session.async_payment_succeeded` / `_failed` (mode `payment`): the session's pending payment → succeeded
+ * (activates, D15) or failed (expires after 23 hours unless paid). Before its `checkout.session.completed` (within
+ * {@link CHECKOUT_WAIT_SECONDS}) → {@link StripeEventNotReady}; a session of no payment of this project is ignored.
  */
 export async function checkoutPaymentSettled(
   context: EventContext,

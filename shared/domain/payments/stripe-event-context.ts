@@ -23,7 +23,10 @@ import { Subscription } from '../subscriptions/schema.js';
 /** The provider these events come from. */
 export const STRIPE: PaymentProvider = 'stripe';
 
-/** How long (seconds after Stripe created it) an invoice of a subscription not created yet is refused so that Stripe sends it again after `checkout.session.completed`. */
+/**
+ * How long (seconds after Stripe created it) an invoice of a subscription not created yet is refused so that Stripe
+ * sends it again after `checkout.session.completed`.
+ */
 export const CHECKOUT_WAIT_SECONDS = 3600;
 
 /** What an event did: applied, or ignored with the reason (logged by the hook; the event is acknowledged). */
@@ -73,7 +76,10 @@ const LAST_APPLIED = {
   invoice: 'last_invoice_event_created',
 } as const satisfies Record<EventFamily, string>;
 
-/** Our subscription linked to a Stripe subscription, and per event family the `created` (unix seconds) of the last event applied to it (0: none). */
+/**
+ * Our subscription linked to a Stripe subscription, and per event family the `created` (unix seconds) of the last event
+ * applied to it (0: none).
+ */
 export interface SubscriptionLink {
   stripeSubscriptionId: string;
   subscriptionId: string;
@@ -108,7 +114,8 @@ export async function linkOf(context: EventContext, stripeSubscriptionId: string
   );
   if (!item) return null;
   const link = parseSubscriptionLink(item);
-  // Our own provider-first change supersedes every subscription snapshot Stripe created before it (D27); 0: none applied.
+  // Our own provider-first change supersedes every subscription snapshot Stripe created before it (D27); 0: none
+  // applied.
   const ownChange = link[PROVIDER_CHANGE_CREATED_ATTRIBUTE] ?? 0;
   return {
     stripeSubscriptionId,
@@ -120,7 +127,10 @@ export async function linkOf(context: EventContext, stripeSubscriptionId: string
   };
 }
 
-/** True when the event is not older than the last one of its family applied to the link's subscription (same second counts as not older). */
+/**
+ * True when the event is not older than the last one of its family applied to the link's subscription (same second
+ * counts as not older).
+ */
 export function isFresh(context: EventContext, link: SubscriptionLink, family: EventFamily): boolean {
   return context.created >= link.lastApplied[family];
 }
@@ -145,7 +155,10 @@ export function markApplied(tx: Transaction, context: EventContext, link: Subscr
 /** Plans of the project read per page while looking for a synced price. */
 const PLAN_PAGE = 100;
 
-/** The project's plan synced to Stripe with price `priceId` (`provider_price_id`), or null. Pages through the project's plans. */
+/**
+ * The project's plan synced to Stripe with price `priceId` (`provider_price_id`), or null. Pages through the project's
+ * plans.
+ */
 async function planOfPrice(context: EventContext, priceId: string): Promise<Plan | null> {
   let cursor: string | undefined;
   do {

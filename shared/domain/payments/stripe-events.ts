@@ -27,12 +27,17 @@ import {
 import { checkoutCompleted, checkoutPaymentSettled } from './stripe-checkout-events.js';
 
 /**
- * A project's Stripe events mapped to the domain (DESIGN D15, D16, D22), through the same use cases as everywhere (checkout, invoices, subscription updates, refunds).
- * Out of order: the subscription link keeps per event family the last applied `created` (unix SECONDS), moved forward only; older events change no state. A transition D15
- * does not allow is ignored, not an error. Echoes of our own changes (D27, `provider-change.ts`) find nothing to change; `provider_change_created` makes older snapshots stale.
+ * A project's Stripe events mapped to the domain (DESIGN D15, D16, D22), through the same use cases as everywhere
+ * (checkout, invoices, subscription updates, refunds). Out of order: the subscription link keeps per event family the
+ * last applied `created` (unix SECONDS), moved forward only; older events change no state. A transition D15 does not
+ * allow is ignored, not an error. Echoes of our own changes (D27, `provider-change.ts`) find nothing to change;
+ * `provider_change_created` makes older snapshots stale.
  */
 
-/** Problems that mean "this event does not apply" rather than "try again" (a gone plan, a banned subscriber, a tier limit…). */
+/**
+ * Problems that mean "this event does not apply" rather than "try again" (a gone plan, a banned subscriber, a tier
+ * limit…).
+ */
 const NOT_APPLICABLE = new Set(['NOT_FOUND', 'CONFLICT', 'VALIDATION_FAILED', 'TIER_LIMIT_REACHED']);
 
 /**
@@ -81,7 +86,10 @@ export async function applyStripeEvent(
 // invoice.paid / invoice.payment_failed
 // ---------------------------------------------------------------------------------------------------
 
-/** Our billing reason of a Stripe invoice's `billing_reason`: `subscription_create` stays, `manual` stays, every other (cycle, update, threshold…) is a renewal. */
+/**
+ * Our billing reason of a Stripe invoice's `billing_reason`: `subscription_create` stays, `manual` stays, every other
+ * (cycle, update, threshold…) is a renewal.
+ */
 export function billingReasonOf(reason: Stripe.Invoice.BillingReason | null): BillingReason {
   if (reason === 'subscription_create') return 'subscription_create';
   if (reason === 'manual') return 'manual';
@@ -98,8 +106,9 @@ function paymentIntentOf(invoice: Stripe.Invoice): string | null {
 }
 
 /**
- * `invoice.paid` / `invoice.payment_failed` of a linked Stripe subscription: the payment (id: the PaymentIntent, else the invoice) and its D15 transition (none for a stale event).
- * Not linked yet: the first invoice within {@link CHECKOUT_WAIT_SECONDS} → {@link StripeEventNotReady}, any other is ignored.
+ * `invoice.paid` / `invoice.payment_failed` of a linked Stripe subscription: the payment (id: the PaymentIntent, else
+ * the invoice) and its D15 transition (none for a stale event). Not linked yet: the first invoice within {@link
+ * CHECKOUT_WAIT_SECONDS} → {@link StripeEventNotReady}, any other is ignored.
  */
 async function invoiceSettled(
   context: EventContext,
@@ -171,8 +180,9 @@ async function zeroAmountInvoice(
 // ---------------------------------------------------------------------------------------------------
 
 /**
- * The D15 change a Stripe subscription's state asks of ours, or null when they agree (pure): canceled, incomplete_expired, unpaid, pause/resume, cancel at period end (or
- * `cancel_at`), or a price synced to `targetPlan` → upgrade / downgrade. One change per event.
+ * The D15 change a Stripe subscription's state asks of ours, or null when they agree (pure): canceled,
+ * incomplete_expired, unpaid, pause/resume, cancel at period end (or `cancel_at`), or a price synced to `targetPlan` →
+ * upgrade / downgrade. One change per event.
  */
 export function stripeSubscriptionDecision(
   stripeSubscription: Stripe.Subscription,

@@ -4,7 +4,10 @@ import { Subscriber } from '../subscribers/schema.js';
 import { Subscription } from '../subscriptions/schema.js';
 import { Payment, PaymentRefund } from './schema.js';
 
-/** Every payment event (DESIGN D16): the payment, its subscription (after any transition the payment drove) and its subscriber (D10). */
+/**
+ * Every payment event (DESIGN D16): the payment, its subscription (after any transition the payment drove) and its
+ * subscriber (D10).
+ */
 const paymentData = z.object({
   payment: Payment,
   subscription: Subscription.check(

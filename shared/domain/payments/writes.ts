@@ -5,9 +5,15 @@ import { writePaymentMetrics } from '../metrics/writes.js';
 import { toPayment, type StoredPayment } from './queries.js';
 import type { Payment, PaymentStatus } from './schema.js';
 
-/** The writes of payments (DESIGN D14, D16): a new payment with its index item, metrics and event, an update conditional on its revision with its metrics. */
+/**
+ * The writes of payments (DESIGN D14, D16): a new payment with its index item, metrics and event, an update conditional
+ * on its revision with its metrics.
+ */
 
-/** The data of a `payment.*` event: the payment, its subscription after the change, its subscriber (consented contact data; the fan-out redacts per endpoint owner, D10). */
+/**
+ * The data of a `payment.*` event: the payment, its subscription after the change, its subscriber (consented contact
+ * data; the fan-out redacts per endpoint owner, D10).
+ */
 export function eventData(payment: Payment, change: SubscriptionChange) {
   return { payment, subscription: change.after, subscriber: change.subscriber };
 }

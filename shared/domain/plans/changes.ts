@@ -14,11 +14,15 @@ import { loadPlan, projectOfPlan, type StoredPlan } from './repository.js';
 import type { Plan, PlanStatus, UpdatePlanRequest } from './schema.js';
 import { syncAfterWrite, type SyncOptions, type SyncRuntime } from './sync.js';
 
-/** Changes of subscription plans (DESIGN D6, D14, D16): update, activate, deactivate, delete; each decided by decisions.ts. */
+/**
+ * Changes of subscription plans (DESIGN D6, D14, D16): update, activate, deactivate, delete; each decided by
+ * decisions.ts.
+ */
 
 /**
- * Changes a plan (D16) with `plan.updated`/`plan.activated`/`plan.deactivated`; with live subscriptions a price change adds a version; provider-listed changes
- * sync after the transaction. Errors: NOT_FOUND, VALIDATION_FAILED, CONFLICT (archived project, {@link MAX_PRICE_VERSIONS} versions, lost race).
+ * Changes a plan (D16) with `plan.updated`/`plan.activated`/`plan.deactivated`; with live subscriptions a price change
+ * adds a version; provider-listed changes sync after the transaction. Errors: NOT_FOUND, VALIDATION_FAILED, CONFLICT
+ * (archived project, {@link MAX_PRICE_VERSIONS} versions, lost race).
  */
 export async function updatePlan(
   runtime: SyncRuntime,

@@ -208,7 +208,10 @@ export function decidePlanUpdate(
   return { next, events, condition, sync: listedChanged };
 }
 
-/** The change of `plan`'s status to `status` (see `setPlanStatus`). Errors: CONFLICT (already in that status, or activating in an archived project). */
+/**
+ * The change of `plan`'s status to `status` (see `setPlanStatus`). Errors: CONFLICT (already in that status, or
+ * activating in an archived project).
+ */
 export function decidePlanStatus(plan: Plan, project: Project, status: PlanStatus): PlanChange {
   if (plan.status === status) {
     throw new ProblemError(

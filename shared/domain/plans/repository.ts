@@ -12,18 +12,25 @@ import { parseStoredPlan } from './record.js';
 import type { ListPlansQuery, Plan } from './schema.js';
 
 /**
- * Plan reads (DESIGN D6, D14, D16, D22); writes live in creation.ts, changes.ts (pure decisions.ts) and sync.ts. Items: `TEAM#<team>`/`PLAN#<uuid>`, listed
- * per project through a sparse GSI; the project's `plan_ids` bound them. `revision` guards every change; `live_subscription_count` > 0 blocks deletion
- * and makes price changes add a version. Provider sync (D22) runs outside transactions and records its outcome only if the plan did not change meanwhile.
+ * Plan reads (DESIGN D6, D14, D16, D22); writes live in creation.ts, changes.ts (pure decisions.ts) and sync.ts. Items:
+ * `TEAM#<team>`/`PLAN#<uuid>`, listed per project through a sparse GSI; the project's `plan_ids` bound them. `revision`
+ * guards every change; `live_subscription_count` > 0 blocks deletion and makes price changes add a version. Provider
+ * sync (D22) runs outside transactions and records its outcome only if the plan did not change meanwhile.
  */
 
-/** The stored plan item as read: the public fields plus `revision` and `live_subscription_count`, read through `toPlan` and `revisionOf` (never cast). */
+/**
+ * The stored plan item as read: the public fields plus `revision` and `live_subscription_count`, read through `toPlan`
+ * and `revisionOf` (never cast).
+ */
 export type StoredPlan = Item;
 
 /** NOT_FOUND for a plan id (absent, foreign or out of scope: the same answer). */
 export const planNotFound = (planId: string) => new ProblemError('NOT_FOUND', `No plan ${planId}.`);
 
-/** The public plan of a stored item (parsed through its stored-record schema; older items' absent fields get their defaults). */
+/**
+ * The public plan of a stored item (parsed through its stored-record schema; older items' absent fields get their
+ * defaults).
+ */
 export function toPlan(item: Item): Plan {
   const stored = parseStoredPlan(item);
   return {
@@ -56,7 +63,10 @@ export async function loadPlan(
   return { item, plan };
 }
 
-/** The project of a plan the caller may see (strongly consistent). Errors: NOT_FOUND naming the plan when the project is gone. */
+/**
+ * The project of a plan the caller may see (strongly consistent). Errors: NOT_FOUND naming the plan when the project is
+ * gone.
+ */
 export async function projectOfPlan(store: Store, teamId: string, plan: Plan): Promise<Project> {
   const item = await projectStore.read(store, teamId, plan.project_id);
   if (!item) throw planNotFound(plan.id);

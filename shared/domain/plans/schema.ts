@@ -8,7 +8,9 @@ import { Currency, listOf, ListQuery, LongText, NameText, Timestamp, Uuid } from
  * Amounts are integers in the currency's minor unit (cents); durations are whole days.
  */
 
-/** Billing intervals (a closed list, written once): recurring `week`/`month`/`year`, or a one-off pass of `access_days`. */
+/**
+ * Billing intervals (a closed list, written once): recurring `week`/`month`/`year`, or a one-off pass of `access_days`.
+ */
 export const PLAN_INTERVALS = ['week', 'month', 'year', 'one_time'] as const;
 /** A billing interval (see {@link PLAN_INTERVALS}). */
 export type PlanInterval = (typeof PLAN_INTERVALS)[number];

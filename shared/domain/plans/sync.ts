@@ -60,7 +60,10 @@ export async function syncPlan(
   return performSync(runtime, principal.teamId, item, project.payment_provider.provider, options);
 }
 
-/** Syncs right after a committed write; never throws (the write stands; a failure to record is logged and the plan as written returned). */
+/**
+ * Syncs right after a committed write; never throws (the write stands; a failure to record is logged and the plan as
+ * written returned).
+ */
 export async function syncAfterWrite(
   runtime: SyncRuntime,
   teamId: string,
@@ -77,7 +80,10 @@ export async function syncAfterWrite(
   }
 }
 
-/** Calls the provider (with retries of retryable failures), then records the outcome and its event, unless the plan changed meanwhile. */
+/**
+ * Calls the provider (with retries of retryable failures), then records the outcome and its event, unless the plan
+ * changed meanwhile.
+ */
 async function performSync(
   runtime: SyncRuntime,
   teamId: string,

@@ -3,7 +3,10 @@ import { SubscriberIdParams } from '../subscribers/schema.js';
 import { portalSessionsInternalOperations } from './internal-operations.js';
 import { PortalSession } from './schema.js';
 
-/** The portal-session operation (DESIGN D27): a one-time link that signs a subscriber in to the portal (REST only, no tool); and the subscriber side's internal operations. */
+/**
+ * The portal-session operation (DESIGN D27): a one-time link that signs a subscriber in to the portal (REST only, no
+ * tool); and the subscriber side's internal operations.
+ */
 export const portalSessionsModule = defineModule({
   folder: 'portal-sessions',
   operations: {

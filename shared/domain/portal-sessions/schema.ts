@@ -1,7 +1,10 @@
 import * as z from '../../schemas/zod.js';
 import { Timestamp } from '../../schemas/common.js';
 
-/** A one-time link into the subscriber portal (DESIGN D27): hand `url` to the subscriber; it works once, until `expires_at`. */
+/**
+ * A one-time link into the subscriber portal (DESIGN D27): hand `url` to the subscriber; it works once, until
+ * `expires_at`.
+ */
 export const PortalSession = z
   .object({
     url: z

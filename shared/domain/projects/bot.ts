@@ -56,7 +56,10 @@ function requireBotConnectable(project: Project): void {
   }
 }
 
-/** The problem of a Telegram call that failed while connecting or disconnecting: a refused token is the caller's, anything else the platform's. */
+/**
+ * The problem of a Telegram call that failed while connecting or disconnecting: a refused token is the caller's,
+ * anything else the platform's.
+ */
 function telegramProblem(error: TelegramCallError): ProblemError {
   if (error.errorCode === 401 || error.errorCode === 404) {
     return new ProblemError(
@@ -76,8 +79,9 @@ function telegramProblem(error: TelegramCallError): ProblemError {
 }
 
 /**
- * Connects a Telegram bot (D16, D22; Discord: {@link connectDiscordBot}, D28): `getMe`, `setWebhook` with a random `secret_token`, credential sealed;
- * events per {@link storeConnectedBot}. Errors: NOT_FOUND; CONFLICT (archived); VALIDATION_FAILED (platform, fields, refused token); PROVIDER_UNAVAILABLE (nothing changed).
+ * Connects a Telegram bot (D16, D22; Discord: {@link connectDiscordBot}, D28): `getMe`, `setWebhook` with a random
+ * `secret_token`, credential sealed; events per {@link storeConnectedBot}. Errors: NOT_FOUND; CONFLICT (archived);
+ * VALIDATION_FAILED (platform, fields, refused token); PROVIDER_UNAVAILABLE (nothing changed).
  */
 export async function connectBot(
   runtime: UnitOfWorkRuntime & IntegrationRuntime,
@@ -210,8 +214,9 @@ function botCredentialKind(platform: Project['platform_type']): CredentialKind {
 }
 
 /**
- * Disconnects the bot: removes its Telegram webhook or Discord command (best effort), deletes credential and bot with `project.bot_disconnected`, then
- * Discord subscribers' OAuth2 tokens. Errors: NOT_FOUND; CONFLICT (no bot); PROVIDER_UNAVAILABLE (Telegram unreachable; nothing changed).
+ * Disconnects the bot: removes its Telegram webhook or Discord command (best effort), deletes credential and bot with
+ * `project.bot_disconnected`, then Discord subscribers' OAuth2 tokens. Errors: NOT_FOUND; CONFLICT (no bot);
+ * PROVIDER_UNAVAILABLE (Telegram unreachable; nothing changed).
  */
 export async function disconnectBot(
   runtime: UnitOfWorkRuntime & IntegrationRuntime,

@@ -36,7 +36,10 @@ interface Change<T> {
   events?: ChangeEvent[];
   /** The write also requires the project to have no live subscriptions (checked in the transaction). */
   noLiveSubscriptions?: boolean;
-  /** Other writes of the same transaction (e.g. a stored credential); with no `set`, they are written without touching the project. */
+  /**
+   * Other writes of the same transaction (e.g. a stored credential); with no `set`, they are written without touching
+   * the project.
+   */
   writes?: (tx: Transaction) => void;
   result: (next: Project) => T;
 }
@@ -109,7 +112,10 @@ export async function updateProject(
   });
 }
 
-/** Archives an active project (`archived_at` set) and emits `project.archived`. Errors: NOT_FOUND, CONFLICT (already archived). */
+/**
+ * Archives an active project (`archived_at` set) and emits `project.archived`. Errors: NOT_FOUND, CONFLICT (already
+ * archived).
+ */
 export async function archiveProject(
   runtime: UnitOfWorkRuntime,
   principal: Principal,
@@ -233,7 +239,10 @@ export async function linkResource(
   });
 }
 
-/** Unlinks one linked resource and emits `project.resource_unlinked`. Errors: NOT_FOUND (project, or no such link in it). */
+/**
+ * Unlinks one linked resource and emits `project.resource_unlinked`. Errors: NOT_FOUND (project, or no such link in
+ * it).
+ */
 export async function unlinkResource(
   runtime: UnitOfWorkRuntime,
   principal: Principal,

@@ -7,7 +7,9 @@ import { unitOfWork, type UnitOfWorkRuntime } from '../../store/unit-of-work.js'
 import { CREDENTIAL_KINDS, deleteCredential, deleteSubjectCredentials } from '../../credentials/repository.js';
 import { liveSubscriptionsOf, loadProject, planIdsOf, toProject } from './repository.js';
 
-/** Deleting a project (DESIGN D6, D14): only without live subscriptions, with its plans, its links and its credentials. */
+/**
+ * Deleting a project (DESIGN D6, D14): only without live subscriptions, with its plans, its links and its credentials.
+ */
 
 /**
  * Deletes a project that has no live subscriptions, with its plans, its links and its credentials (the

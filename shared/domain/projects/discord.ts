@@ -22,7 +22,10 @@ export interface CheckedDiscordBot {
   identity: { id: string; username: string | null };
 }
 
-/** The problem of a Discord call that failed while checking what a creator gave: refused (`path` names the field), or Discord unavailable. */
+/**
+ * The problem of a Discord call that failed while checking what a creator gave: refused (`path` names the field), or
+ * Discord unavailable.
+ */
 function discordProblem(error: DiscordCallError, path: string, refusal?: string): ProblemError {
   if (error.status === null)
     return new ProblemError('PROVIDER_UNAVAILABLE', `${error.message} Nothing was changed; retry later.`);

@@ -52,8 +52,10 @@ function requireProviderFields(input: ConnectPaymentProviderRequest): void {
 }
 
 /**
- * Connects a payment provider (D16) with `project.payment_provider_connected` (never a secret). `stripe`: key checked by one call outside the transaction,
- * secrets sealed; re-connecting rotates keys (`project.updated` only on a live/test change). Errors: NOT_FOUND, VALIDATION_FAILED (key redacted), CONFLICT, PROVIDER_UNAVAILABLE (502, unchanged).
+ * Connects a payment provider (D16) with `project.payment_provider_connected` (never a secret). `stripe`: key checked
+ * by one call outside the transaction, secrets sealed; re-connecting rotates keys (`project.updated` only on a
+ * live/test change). Errors: NOT_FOUND, VALIDATION_FAILED (key redacted), CONFLICT, PROVIDER_UNAVAILABLE (502,
+ * unchanged).
  */
 export async function connectPaymentProvider(
   runtime: UnitOfWorkRuntime & IntegrationRuntime,

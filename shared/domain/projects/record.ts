@@ -30,16 +30,25 @@ export const parseStoredProjectTeam = recordParser(entity.projectTeam, StoredPro
 /** The id of a project item, for existence checks (throws StoredRecordError naming its key when it does not match). */
 export const parseStoredProjectId = recordParser(entity.project, z.pick(Project, { id: true }));
 
-/** A project item's plans as stored: `plan_ids`, a string set (absent when empty) kept by the plans use cases with `ADD`/`DELETE`. */
+/**
+ * A project item's plans as stored: `plan_ids`, a string set (absent when empty) kept by the plans use cases with
+ * `ADD`/`DELETE`.
+ */
 const StoredProjectPlans = z.object({ plan_ids: z.optional(z.union([z.set(z.string()), z.array(z.string())])) });
 
 /** Parses a project item's plans (throws StoredRecordError naming its key when it does not match). */
 export const parseStoredProjectPlans = recordParser(entity.project, StoredProjectPlans);
 
-/** A project or plan item's live-subscription counter as stored: `live_subscription_count`, kept with `ADD` by the subscriptions use cases (absent when never counted). */
+/**
+ * A project or plan item's live-subscription counter as stored: `live_subscription_count`, kept with `ADD` by the
+ * subscriptions use cases (absent when never counted).
+ */
 const StoredLiveSubscriptions = z.object({ live_subscription_count: z.optional(z.number().check(z.int())) });
 
-/** Parses a project or plan item's live-subscription counter (throws StoredRecordError naming its key when it does not match). */
+/**
+ * Parses a project or plan item's live-subscription counter (throws StoredRecordError naming its key when it does not
+ * match).
+ */
 export const parseStoredLiveSubscriptions = recordParser(
   `${entity.project} or ${entity.plan}`,
   StoredLiveSubscriptions,

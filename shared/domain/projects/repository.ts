@@ -9,14 +9,17 @@ import { parseStoredLiveSubscriptions, parseStoredProject, parseStoredProjectPla
 import type { Project, ProjectStatus } from './schema.js';
 
 /**
- * Reads of projects (DESIGN D6, D14, D16, D22): one item per project in its team's partition (`PROJECT#<uuid>`): the public fields,
- * bot, provider connection and resources, plus `revision` (optimistic concurrency), `plan_ids` (string set, kept by the plans use
- * cases) and `live_subscription_count` (absent = 0, kept with `ADD`; delete and provider disconnection require 0).
+ * Reads of projects (DESIGN D6, D14, D16, D22): one item per project in its team's partition (`PROJECT#<uuid>`): the
+ * public fields, bot, provider connection and resources, plus `revision` (optimistic concurrency), `plan_ids` (string
+ * set, kept by the plans use cases) and `live_subscription_count` (absent = 0, kept with `ADD`; delete and provider
+ * disconnection require 0).
  */
 
 const notFound = (projectId: string) => new ProblemError('NOT_FOUND', `No project ${projectId}.`);
 
-/** The public project of a stored item (items written before bots, providers and resources existed read as having none). */
+/**
+ * The public project of a stored item (items written before bots, providers and resources existed read as having none).
+ */
 export function toProject(item: Item): Project {
   const project = parseStoredProject(item);
   return {
@@ -34,12 +37,18 @@ export function toProject(item: Item): Project {
   };
 }
 
-/** Live subscriptions counted on a project or plan item (absent = 0: never counted). Throws StoredRecordError when the counter is not a whole number. */
+/**
+ * Live subscriptions counted on a project or plan item (absent = 0: never counted). Throws StoredRecordError when the
+ * counter is not a whole number.
+ */
 export function liveSubscriptionsOf(item: Item): number {
   return parseStoredLiveSubscriptions(item).live_subscription_count ?? 0;
 }
 
-/** The plan ids recorded on a project item (absent: none). Throws StoredRecordError when `plan_ids` is not a set or list of strings. */
+/**
+ * The plan ids recorded on a project item (absent: none). Throws StoredRecordError when `plan_ids` is not a set or list
+ * of strings.
+ */
 export function planIdsOf(item: Item): string[] {
   return [...(parseStoredProjectPlans(item).plan_ids ?? [])];
 }

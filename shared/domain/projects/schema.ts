@@ -143,8 +143,9 @@ export const ListProjectsQuery = z.extend(ListQuery, {
 });
 
 /**
- * Body of `PUT /v1/projects/{project_id}/bot` (D22, D28): Telegram takes the @BotFather token; Discord also `application_id`, `public_key`, `client_secret`.
- * One object (a tool input), checked per platform by the use case. Secrets are stored encrypted, never returned or logged.
+ * Body of `PUT /v1/projects/{project_id}/bot` (D22, D28): Telegram takes the @BotFather token; Discord also
+ * `application_id`, `public_key`, `client_secret`. One object (a tool input), checked per platform by the use case.
+ * Secrets are stored encrypted, never returned or logged.
  */
 export const ConnectBotRequest = z
   .strictObject({

@@ -1,6 +1,9 @@
 import { defineFacts } from '../define-facts.js';
 
-/** Roles' abilities and keys (DESIGN D14, D19): items in the team's partition, plus a claim item that keeps role names unique per team. */
+/**
+ * Roles' abilities and keys (DESIGN D14, D19): items in the team's partition, plus a claim item that keeps role names
+ * unique per team.
+ */
 export const rolesFacts = defineFacts({
   abilities: {
     category: 'role',

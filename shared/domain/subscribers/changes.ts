@@ -21,8 +21,9 @@ import type { Subscriber, UpdateSubscriberRequest } from './schema.js';
 /** Changes of subscribers (DESIGN D14, D17): the update use case over decisions.ts. */
 
 /**
- * Changes a subscriber (`null` clears; D17); a `platform_user_id` change moves the claim and relinks members (`member.updated` each). No-op writes
- * nothing. Errors: NOT_FOUND (absent, foreign, out of scope); CONFLICT (platform user id taken, or `MAX_ATTEMPTS` lost races).
+ * Changes a subscriber (`null` clears; D17); a `platform_user_id` change moves the claim and relinks members
+ * (`member.updated` each). No-op writes nothing. Errors: NOT_FOUND (absent, foreign, out of scope); CONFLICT (platform
+ * user id taken, or `MAX_ATTEMPTS` lost races).
  */
 export async function updateSubscriber(
   runtime: UnitOfWorkRuntime,

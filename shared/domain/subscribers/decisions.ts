@@ -12,14 +12,20 @@ export interface SubscriberContact {
   phone: string | null;
 }
 
-/** What a change decided: the subscriber and contact data to write, and whether `platform_user_id` moved (the claim and member links move with it). */
+/**
+ * What a change decided: the subscriber and contact data to write, and whether `platform_user_id` moved (the claim and
+ * member links move with it).
+ */
 export interface SubscriberUpdate {
   next: Subscriber;
   nextContact: SubscriberContact;
   platformChanged: boolean;
 }
 
-/** The change `input` makes (`null` clears a field, an absent field stays); null when it changes nothing. `updated_at` and `member_id` are the caller's. */
+/**
+ * The change `input` makes (`null` clears a field, an absent field stays); null when it changes nothing. `updated_at`
+ * and `member_id` are the caller's.
+ */
 export function decideSubscriberUpdate(
   current: Subscriber,
   stored: SubscriberContact,

@@ -5,9 +5,9 @@ import type { Member } from '../members/schema.js';
 import type { Subscriber } from './schema.js';
 
 /**
- * The link between a subscriber and the member with the same platform user id (DESIGN D17): the
- * platform user's claim in the project (see `members/repository.ts`), taken and released in the
- * subscriber's transaction (`subscriberStore.takeClaim` / `releaseClaim`), and the `member.updated` event of a link change.
+ * The link between a subscriber and the member with the same platform user id (DESIGN D17): the platform user's claim
+ * in the project (see `members/repository.ts`), taken and released in the subscriber's transaction
+ * (`subscriberStore.takeClaim` / `releaseClaim`), and the `member.updated` event of a link change.
  */
 
 /**
@@ -32,7 +32,10 @@ export async function readLinkTarget(
   return { member, claimMemberId: claim?.member_id };
 }
 
-/** The data of a `member.updated` event (D10: the subscriber with consented contact data; the fan-out redacts per endpoint owner). */
+/**
+ * The data of a `member.updated` event (D10: the subscriber with consented contact data; the fan-out redacts per
+ * endpoint owner).
+ */
 export function memberUpdated(member: Member, subscriber: Subscriber | null) {
   return { type: 'member.updated' as const, projectId: member.project_id, data: { member, subscriber } };
 }

@@ -16,8 +16,9 @@ import { suspendSubscriptionsOfSubscriber } from '../subscriptions/transitions.j
 import { loadSubscriber, toSubscriber, writeSubscriberAccess, type StoredSubscriber } from './repository.js';
 import type { Subscriber, SubscriberModeration } from './schema.js';
 /**
- * Ban, unban and kick (D17, D22): the service's state change commits first; the platform call runs after it, outside any transaction. A platform
- * failure is recorded as `platform_error` with a durable retry and never rolls the state change back.
+ * Ban, unban and kick (D17, D22): the service's state change commits first; the platform call runs after it, outside
+ * any transaction. A platform failure is recorded as `platform_error` with a durable retry and never rolls the state
+ * change back.
  */
 
 /** Options of the moderation use cases. */
@@ -131,8 +132,9 @@ function write(
 }
 
 /**
- * Bans a subscriber and its member (created `banned` if never joined) with `member.banned`, then bans on the platform and suspends every live subscription
- * (D15, D17). Returns subscriber and member (null without platform user id). Errors: NOT_FOUND; CONFLICT (already banned, lost races).
+ * Bans a subscriber and its member (created `banned` if never joined) with `member.banned`, then bans on the platform
+ * and suspends every live subscription (D15, D17). Returns subscriber and member (null without platform user id).
+ * Errors: NOT_FOUND; CONFLICT (already banned, lost races).
  */
 export async function banSubscriber(
   runtime: UnitOfWorkRuntime,

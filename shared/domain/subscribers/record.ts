@@ -47,8 +47,9 @@ export function livePlanAttribute(planId: string): string {
 }
 
 /**
- * Attributes of the subscriber's access summary (`keys.subscriberAccess`; D15, D17): DynamoDB string sets of the ids of its subscriptions granting access (`granting`) and PAID access
- * (`paid`), maintained by every creation and access-changing transition. An empty set is no attribute (absent reads as none).
+ * Attributes of the subscriber's access summary (`keys.subscriberAccess`; D15, D17): DynamoDB string sets of the ids of
+ * its subscriptions granting access (`granting`) and PAID access (`paid`), maintained by every creation and
+ * access-changing transition. An empty set is no attribute (absent reads as none).
  */
 export const subscriberAccessAttribute = {
   granting: 'granting_subscription_ids',

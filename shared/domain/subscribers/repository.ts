@@ -21,15 +21,19 @@ import { parseStoredSubscriber, type StoredSubscriberRecord } from './record.js'
 import type { CreateSubscriberRequest, Subscriber } from './schema.js';
 
 /**
- * Subscriber reads, access summary and creation (D10, D14, D17); lists.ts, changes.ts (pure decisions.ts), member-link.ts hold the rest. Found by id
- * through `keys.subscriberRef`; a `platform_user_id` holds that user's claim, linking the member in the same transaction. `email`/`phone` are always
- * stored (shown per D10); one live-subscription counter per plan ({@link livePlanAttribute}). No `subscriber.*` events: changes emit `member.updated`.
+ * Subscriber reads, access summary and creation (D10, D14, D17); lists.ts, changes.ts (pure decisions.ts),
+ * member-link.ts hold the rest. Found by id through `keys.subscriberRef`; a `platform_user_id` holds that user's claim,
+ * linking the member in the same transaction. `email`/`phone` are always stored (shown per D10); one live-subscription
+ * counter per plan ({@link livePlanAttribute}). No `subscriber.*` events: changes emit `member.updated`.
  */
 
 export { livePlanAttribute } from './record.js';
 export type { SubscriberAccessFields, SubscriberAccessSetChange };
 
-/** The stored subscriber item as read: the public fields plus `revision` (optimistic concurrency, read through `revisionOf`) and `email_lower` (prefix search). */
+/**
+ * The stored subscriber item as read: the public fields plus `revision` (optimistic concurrency, read through
+ * `revisionOf`) and `email_lower` (prefix search).
+ */
 export type StoredSubscriber = Item;
 
 /** NOT_FOUND for a subscriber id (absent, foreign or out of scope: the same answer). */
@@ -86,8 +90,8 @@ export async function loadSubscriber(
 }
 
 /**
- * Reads a subscriber of the principal's team, consented contact data included (D10: the caller decides who may see it). 2 GetItems.
- * Errors: NOT_FOUND when absent, of another team, or outside the token's project scope.
+ * Reads a subscriber of the principal's team, consented contact data included (D10: the caller decides who may see it).
+ * 2 GetItems. Errors: NOT_FOUND when absent, of another team, or outside the token's project scope.
  */
 export async function getSubscriber(store: Store, principal: Principal, subscriberId: string): Promise<Subscriber> {
   return toSubscriber(await loadSubscriber(store, principal, subscriberId), { contact: true });
@@ -114,8 +118,9 @@ export function isEmptySetChange(change: SubscriberAccessSetChange): boolean {
 }
 
 /**
- * Adds to `tx` the access summary's `status`/`member_id` and subscription-set change; call it on every write of those fields or of access (D15, D17).
- * Unconditional (the own write carries the conditions); a transaction touches an item once, so pass both changes in ONE call.
+ * Adds to `tx` the access summary's `status`/`member_id` and subscription-set change; call it on every write of those
+ * fields or of access (D15, D17). Unconditional (the own write carries the conditions); a transaction touches an item
+ * once, so pass both changes in ONE call.
  */
 export function writeSubscriberAccess(
   tx: Transaction,
@@ -154,8 +159,9 @@ export interface PreparedSubscriber {
   /** The subscriber as it will exist (consented contact data included). */
   subscriber: Subscriber;
   /**
-   * Adds the creation to `tx` (subscriber, reference, claim, member link + `member.updated`), conditional on the claim unchanged (lost race) and the project
-   * existing (NOT_FOUND) unless `projectGuarded` (the caller's project write guards it); `accessSets` tracks a subscription created alongside.
+   * Adds the creation to `tx` (subscriber, reference, claim, member link + `member.updated`), conditional on the claim
+   * unchanged (lost race) and the project existing (NOT_FOUND) unless `projectGuarded` (the caller's project write
+   * guards it); `accessSets` tracks a subscription created alongside.
    */
   write(
     tx: Transaction,
@@ -164,8 +170,9 @@ export interface PreparedSubscriber {
 }
 
 /**
- * Prepares a subscriber creation without writing (D17, D18); the caller checks the project and commits {@link PreparedSubscriber.write}. Reuse
- * `subscriberId` when retrying a lost race. Errors: CONFLICT when another subscriber of the project has the platform user id.
+ * Prepares a subscriber creation without writing (D17, D18); the caller checks the project and commits {@link
+ * PreparedSubscriber.write}. Reuse `subscriberId` when retrying a lost race. Errors: CONFLICT when another subscriber
+ * of the project has the platform user id.
  */
 export async function prepareSubscriber(
   runtime: UnitOfWorkRuntime,
@@ -218,8 +225,9 @@ export async function prepareSubscriber(
 }
 
 /**
- * Creates a subscriber (D17), claiming `platform_user_id` and linking its member; counts against the tier (D20). Returns consented contact data.
- * Errors: NOT_FOUND (project absent, foreign, out of scope); TIER_LIMIT_REACHED; CONFLICT (platform user id taken, `MAX_ATTEMPTS` lost races).
+ * Creates a subscriber (D17), claiming `platform_user_id` and linking its member; counts against the tier (D20).
+ * Returns consented contact data. Errors: NOT_FOUND (project absent, foreign, out of scope); TIER_LIMIT_REACHED;
+ * CONFLICT (platform user id taken, `MAX_ATTEMPTS` lost races).
  */
 export async function createSubscriber(
   runtime: UnitOfWorkRuntime,

@@ -3,8 +3,9 @@ import { listOf, ListQuery, LongText, NameText, Timestamp, Uuid } from '../../sc
 import { Member } from '../members/schema.js';
 
 /**
- * Subscriber shapes (D10, D12, D17); the webhook catalogue imports `Subscriber` from here. D10: `email` and `phone` are present only when the subscriber
- * consented AND the reader holds `project-user:view` (on payloads, the endpoint owner; stripped by `redactPayload`); otherwise the keys are absent.
+ * Subscriber shapes (D10, D12, D17); the webhook catalogue imports `Subscriber` from here. D10: `email` and `phone` are
+ * present only when the subscriber consented AND the reader holds `project-user:view` (on payloads, the endpoint owner;
+ * stripped by `redactPayload`); otherwise the keys are absent.
  */
 
 /** Subscriber statuses (a closed list, written once): `banned` after `ban_subscriber` until unbanned. */
@@ -132,7 +133,10 @@ export const UpdateSubscriberRequest = z
 /** A validated subscriber update (see {@link UpdateSubscriberRequest}). */
 export type UpdateSubscriberRequest = z.infer<typeof UpdateSubscriberRequest>;
 
-/** Query of `GET /v1/projects/{project_id}/subscribers` (and the `list_subscribers` tool's arguments besides `project_id`). */
+/**
+ * Query of `GET /v1/projects/{project_id}/subscribers` (and the `list_subscribers` tool's arguments besides
+ * `project_id`).
+ */
 export const ListSubscribersQuery = z.extend(ListQuery, {
   status: z.optional(z.enum(SUBSCRIBER_STATUSES)).check(z.describe('Only subscribers with this status.')),
   plan_id: z.optional(Uuid).check(z.describe('Only subscribers with a live subscription to this plan.')),
@@ -174,7 +178,10 @@ export const SubscriberExportPage = z
 /** An export page (see {@link SubscriberExportPage}). */
 export type SubscriberExportPage = z.infer<typeof SubscriberExportPage>;
 
-/** Body of `POST /v1/subscribers/{id}/ban` and `/kick` (and the `ban_subscriber` / `kick_subscriber` arguments besides `id`). */
+/**
+ * Body of `POST /v1/subscribers/{id}/ban` and `/kick` (and the `ban_subscriber` / `kick_subscriber` arguments besides
+ * `id`).
+ */
 export const RemoveSubscriberRequest = z
   .strictObject({
     reason: z

@@ -16,7 +16,10 @@ import type { Subscription } from './schema.js';
 /** Every subscription of a subscriber of a project, strongly consistent (the adapter's read, for the surfaces). */
 export { subscriptionsOfSubscriber } from '../../store/subscriptions/reads.js';
 
-/** What an access change reads and decides beside its subscription (DESIGN D15, D17): the access facts, whether another subscription still grants access, the member. */
+/**
+ * What an access change reads and decides beside its subscription (DESIGN D15, D17): the access facts, whether another
+ * subscription still grants access, the member.
+ */
 
 /** A subscription's access change: the subscriber, the plan, the subscription before (null when new) and after. */
 export interface AccessChange {
@@ -24,11 +27,16 @@ export interface AccessChange {
   plan: Plan;
   before: Subscription | null;
   after: Subscription;
-  /** The project, conversion marker and access summary when the caller read them already (a transition's read); read here otherwise. */
+  /**
+   * The project, conversion marker and access summary when the caller read them already (a transition's read); read
+   * here otherwise.
+   */
   facts?: AccessFacts;
   /** The subscriber is created in the same transaction: it has no other subscription (none is read). */
   newSubscriber?: boolean;
-  /** For a plan change (upgrade / downgrade): the plan before (`plan` is the new one), whose Discord roles are swapped. */
+  /**
+   * For a plan change (upgrade / downgrade): the plan before (`plan` is the new one), whose Discord roles are swapped.
+   */
   previousPlan?: Plan;
 }
 
@@ -49,7 +57,10 @@ export interface AccessFacts {
   access: SubscriberAccessIds;
 }
 
-/** Ids of a subscriber's subscriptions (any order) currently granting access (`granting`) and paid access (`paid`, a subset). */
+/**
+ * Ids of a subscriber's subscriptions (any order) currently granting access (`granting`) and paid access (`paid`, a
+ * subset).
+ */
 interface SubscriberAccessIds {
   granting: string[];
   paid: string[];
@@ -83,7 +94,10 @@ export function isPaidAccess(subscription: Pick<Subscription, 'source'>): boolea
   return subscription.source !== 'free_plan';
 }
 
-/** What the subscriber's other subscriptions than the changing one grant: the ids of those with access, and whether one grants paid access. */
+/**
+ * What the subscriber's other subscriptions than the changing one grant: the ids of those with access, and whether one
+ * grants paid access.
+ */
 export interface OthersAccess {
   withAccess: string[];
   paid: boolean;

@@ -37,8 +37,10 @@ function deciding(subscriptions: SubscriptionSummary[]): SubscriptionSummary | n
 }
 
 /**
- * Answers `GET /v1/projects/{project_id}/access` by `subscriber_id` (ONE strongly consistent Query of the subscriber's partition: summary + index items) or `member_id` (+1 GetItem):
- * `granted` (access and not banned), the deciding `status`, `ends_at` (null: open-ended), `plan_id`. Errors: NOT_FOUND; VALIDATION_FAILED unless exactly one id is given.
+ * Answers `GET /v1/projects/{project_id}/access` by `subscriber_id` (ONE strongly consistent Query of the subscriber's
+ * partition: summary + index items) or `member_id` (+1 GetItem): `granted` (access and not banned), the deciding
+ * `status`, `ends_at` (null: open-ended), `plan_id`. Errors: NOT_FOUND; VALIDATION_FAILED unless exactly one id is
+ * given.
  */
 export async function checkProjectAccess(
   store: Store,

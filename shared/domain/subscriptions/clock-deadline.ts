@@ -16,7 +16,9 @@ import { deadlineOf } from './writes.js';
 // The clock (DESIGN D15)
 // ---------------------------------------------------------------------------------------------------
 
-/** Clock-driven transitions one deadline application performs at most (e.g. renewals missed while the worker was down). */
+/**
+ * Clock-driven transitions one deadline application performs at most (e.g. renewals missed while the worker was down).
+ */
 const MAX_CLOCK_STEPS = 24;
 
 /** The principal the clock acts as: the subscription's team, every project, no abilities (reads only). */
@@ -25,8 +27,9 @@ function clockPrincipal(teamId: string): Principal {
 }
 
 /**
- * The `subscription.clock` deadline (DESIGN D15): applies every trigger due ({@link nextDueTrigger}, at most {@link MAX_CLOCK_STEPS}), each in a transaction conditional on the
- * revision and the deadline's due time, so a rerun does nothing. Gone subscription or nothing due → removed; not yet due → moved to its time.
+ * The `subscription.clock` deadline (DESIGN D15): applies every trigger due ({@link nextDueTrigger}, at most {@link
+ * MAX_CLOCK_STEPS}), each in a transaction conditional on the revision and the deadline's due time, so a rerun does
+ * nothing. Gone subscription or nothing due → removed; not yet due → moved to its time.
  */
 export const applySubscriptionDeadline: DeadlineHandler = async (runtime, deadline) => {
   const principal = clockPrincipal(deadline.teamId);

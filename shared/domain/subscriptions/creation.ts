@@ -33,7 +33,9 @@ import { accessSetChange } from './transition-decisions.js';
 import { writeSubscriptionMetrics } from '../metrics/writes.js';
 import { deadlineOf, type AlongsideWrites } from './writes.js';
 
-/** Creating a subscription (DESIGN D15 "(new)" row): the pure new subscription, and the one transaction that writes it. */
+/**
+ * Creating a subscription (DESIGN D15 "(new)" row): the pure new subscription, and the one transaction that writes it.
+ */
 
 const invalid = (errors: FieldError[]) =>
   new ProblemError(
@@ -85,11 +87,16 @@ export interface NewSubscriptionFacts {
   trialEndMs: number | null;
   /** End of a fixed term, or null for an open-ended subscription. */
   endsAtMs: number | null;
-  /** Billed through a payment provider (source `provider`): its first payment decides pending / incomplete (D15, D16). */
+  /**
+   * Billed through a payment provider (source `provider`): its first payment decides pending / incomplete (D15, D16).
+   */
   billing?: SubscriptionBilling;
 }
 
-/** A subscription billed through `provider`; the first payment's state: `pending` → pending, `failed` → incomplete, `succeeded` → as without billing. */
+/**
+ * A subscription billed through `provider`; the first payment's state: `pending` → pending, `failed` → incomplete,
+ * `succeeded` → as without billing.
+ */
 interface SubscriptionBilling {
   provider: PaymentProvider;
   firstPayment: 'pending' | 'succeeded' | 'failed';
@@ -150,17 +157,28 @@ export interface SubscriptionCreation {
   subscription: Subscription;
   subscriber: Subscriber;
   plan: Plan;
-  /** The access code redeemed for it (as it reads after the redemption), carried by `subscription.created`; null otherwise. */
+  /**
+   * The access code redeemed for it (as it reads after the redemption), carried by `subscription.created`; null
+   * otherwise.
+   */
   accessCode: AccessCode | null;
-  /** A subscriber created in the same transaction (its item is put with the live plan counter), instead of an existing one. */
+  /**
+   * A subscriber created in the same transaction (its item is put with the live plan counter), instead of an existing
+   * one.
+   */
   newSubscriber?: PreparedSubscriber;
-  /** The provider's id of the subscription that bills it (Stripe `sub_...`), kept on the item for provider-first changes (D27). */
+  /**
+   * The provider's id of the subscription that bills it (Stripe `sub_...`), kept on the item for provider-first changes
+   * (D27).
+   */
   providerSubscriptionId?: string | null;
 }
 
 /**
- * Adds a subscription's creation to `tx` (D15 "(new)"; the one creation path): item, index, access sets, `live_subscription_count` + 1 on project and plan, the live plan counter,
- * `subscription.created`, access events. CONFLICT: inactive project/plan, missing or banned subscriber. Returns it (with `invite_links`) and the post-commit platform calls.
+ * Adds a subscription's creation to `tx` (D15 "(new)"; the one creation path): item, index, access sets,
+ * `live_subscription_count` + 1 on project and plan, the live plan counter, `subscription.created`, access events.
+ * CONFLICT: inactive project/plan, missing or banned subscriber. Returns it (with `invite_links`) and the post-commit
+ * platform calls.
  */
 export async function addSubscriptionCreation(
   tx: Transaction,
@@ -224,15 +242,20 @@ export async function addSubscriptionCreation(
   return { subscription, followUp: access ? access.write(tx) : null };
 }
 
-/** What {@link addSubscriptionCreation} added: the subscription as written, and the platform calls to make after the commit. */
+/**
+ * What {@link addSubscriptionCreation} added: the subscription as written, and the platform calls to make after the
+ * commit.
+ */
 export interface AddedSubscription {
   subscription: Subscription;
   followUp: PlatformAccessFollowUp | null;
 }
 
 /**
- * Creates a subscription (`POST /v1/projects/{project_id}/subscriptions`, D15 "(new)"): `scheduled`, `trialing` or `active`; one_time `ends_at` = start + `access_days`. `extension`:
- * provider `billing` (first payment decides status) and `alongside` writes (first). Errors: NOT_FOUND; VALIDATION_FAILED (dates, trial); CONFLICT (archived, inactive, banned).
+ * Creates a subscription (`POST /v1/projects/{project_id}/subscriptions`, D15 "(new)"): `scheduled`, `trialing` or
+ * `active`; one_time `ends_at` = start + `access_days`. `extension`: provider `billing` (first payment decides status)
+ * and `alongside` writes (first). Errors: NOT_FOUND; VALIDATION_FAILED (dates, trial); CONFLICT (archived, inactive,
+ * banned).
  */
 export async function createSubscription(
   runtime: UnitOfWorkRuntime,

@@ -1,9 +1,11 @@
 import { defineFacts } from '../define-facts.js';
 
 /**
- * Subscriptions' abilities and keys (DESIGN D14, D15). One partition per subscription (`TEAM#<team>#SUBSCRIPTION#<uuid>`); a project's listed through the sparse GSI
- * (`...#PROJECT#<project>#SUBSCRIPTIONS`, creation time then id). The subscriber's per-project `SUBSCRIBER_SUBSCRIPTIONS#<subscriber>` partition holds its index items (what the
- * access check needs, rewritten in every transition) and the `SUBSCRIBER` summary (`status`, `member_id`): the web access check is ONE Query.
+ * Subscriptions' abilities and keys (DESIGN D14, D15). One partition per subscription
+ * (`TEAM#<team>#SUBSCRIPTION#<uuid>`); a project's listed through the sparse GSI
+ * (`...#PROJECT#<project>#SUBSCRIPTIONS`, creation time then id). The subscriber's per-project
+ * `SUBSCRIBER_SUBSCRIPTIONS#<subscriber>` partition holds its index items (what the access check needs, rewritten in
+ * every transition) and the `SUBSCRIBER` summary (`status`, `member_id`): the web access check is ONE Query.
  */
 export const subscriptionsFacts = defineFacts({
   abilities: {

@@ -9,9 +9,10 @@ import { MemberPlatformError } from '../members/schema.js';
 import type { Subscription } from './schema.js';
 
 /**
- * Durable retries of a grant's invite links for a subscriber WITHOUT a member (DESIGN D15, D22; with a member, `members/platform-retry.ts`): the failure schedules a
- * {@link SUBSCRIPTION_INVITE_LINKS_DEADLINE_KIND} deadline in the transition's transaction, on the members' backoff, holding the failure ({@link INVITE_LINKS_ERROR_ATTRIBUTE})
- * itself (not the public Subscription). `platform-sync.ts` `applySubscriptionInviteLinks` reconciles.
+ * Durable retries of a grant's invite links for a subscriber WITHOUT a member (DESIGN D15, D22; with a member,
+ * `members/platform-retry.ts`): the failure schedules a {@link SUBSCRIPTION_INVITE_LINKS_DEADLINE_KIND} deadline in the
+ * transition's transaction, on the members' backoff, holding the failure ({@link INVITE_LINKS_ERROR_ATTRIBUTE}) itself
+ * (not the public Subscription). `platform-sync.ts` `applySubscriptionInviteLinks` reconciles.
  */
 
 /** The deadline kind of a subscription's invite-link retries (one per subscription; subject: the subscription id). */
@@ -41,7 +42,10 @@ const parseInviteLinksFailure = recordParser(
   z.object({ [INVITE_LINKS_ERROR_ATTRIBUTE]: z.optional(MemberPlatformError) }),
 );
 
-/** The failure recorded on a stored invite-link deadline item, or null (none recorded). Throws StoredRecordError when it does not match. */
+/**
+ * The failure recorded on a stored invite-link deadline item, or null (none recorded). Throws StoredRecordError when it
+ * does not match.
+ */
 export function inviteLinksErrorOf(item: Item): MemberPlatformError | null {
   return parseInviteLinksFailure(item)[INVITE_LINKS_ERROR_ATTRIBUTE] ?? null;
 }

@@ -72,8 +72,9 @@ export interface DueTrigger {
 }
 
 /**
- * The next clock trigger (D15) or null: `start_reached`, `trial_ended` (payment-free), `term_ended` / `period_renewed` (payment-free), `period_ended`, `incomplete_expired` 23 hours
- * after creation, `retries_exhausted` 14 days past_due, `unpaid_limit_reached` 30 days unpaid.
+ * The next clock trigger (D15) or null: `start_reached`, `trial_ended` (payment-free), `term_ended` / `period_renewed`
+ * (payment-free), `period_ended`, `incomplete_expired` 23 hours after creation, `retries_exhausted` 14 days past_due,
+ * `unpaid_limit_reached` 30 days unpaid.
  */
 export function nextDueTrigger(subscription: Subscription): DueTrigger | null {
   const periodEndMs = ms(subscription.current_period_end);
@@ -117,8 +118,9 @@ export interface TransitionInput {
 }
 
 /**
- * The subscription after `trigger` (DESIGN D15): {@link transition} (CONFLICT when not allowed), then status, `previous_status`, `status_changed_at`, the period (renewal adopts the
- * plan's current price version), cancellation fields and plan; `updated_at` = `atMs`. Returns it and the transition.
+ * The subscription after `trigger` (DESIGN D15): {@link transition} (CONFLICT when not allowed), then status,
+ * `previous_status`, `status_changed_at`, the period (renewal adopts the plan's current price version), cancellation
+ * fields and plan; `updated_at` = `atMs`. Returns it and the transition.
  */
 export function applyTrigger(
   subscription: Subscription,

@@ -27,10 +27,12 @@ import {
 import { prepareRoleChange, writeRoleChange } from './role-access.js';
 
 /**
- * The member side of a subscription's access (DESIGN D15, D17): `member.access_granted` / `_revoked` per linked resource when the subscriber's access starts / ends (no other
- * subscription grants it); paid access (not `free_plan`) emits `member.converted` once (a marker item) and `member.churned` when it ends. Platform calls are outside any
- * transaction: grants before the commit (invite links on the subscription), revocations after (invite-link items marked `revoked_at`); failures are retried durably
- * (`members/platform-retry.ts`, or `invite-link-retry.ts` without a member) and never roll the transition back.
+ * The member side of a subscription's access (DESIGN D15, D17): `member.access_granted` / `_revoked` per linked
+ * resource when the subscriber's access starts / ends (no other subscription grants it); paid access (not `free_plan`)
+ * emits `member.converted` once (a marker item) and `member.churned` when it ends. Platform calls are outside any
+ * transaction: grants before the commit (invite links on the subscription), revocations after (invite-link items marked
+ * `revoked_at`); failures are retried durably (`members/platform-retry.ts`, or `invite-link-retry.ts` without a member)
+ * and never roll the transition back.
  */
 
 /** An access change prepared before its transaction ({@link prepareAccessChange}). */
@@ -48,8 +50,9 @@ export interface PreparedAccessChange {
 }
 
 /**
- * Prepares an access change's member side before its unit of work: one BatchGetItem (project, marker, summary; or `change.facts`), then member and other grants only when they
- * can matter. Asks grants of the platform ({@link grantOnPlatform}); banned → never removed (that would lift the ban). Returns null when access did not change.
+ * Prepares an access change's member side before its unit of work: one BatchGetItem (project, marker, summary; or
+ * `change.facts`), then member and other grants only when they can matter. Asks grants of the platform ({@link
+ * grantOnPlatform}); banned → never removed (that would lift the ban). Returns null when access did not change.
  */
 export async function prepareAccessChange(
   runtime: PlatformRuntime,

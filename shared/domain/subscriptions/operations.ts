@@ -15,8 +15,10 @@ import {
 } from './schema.js';
 
 /**
- * The subscription operations (DESIGN D13, D15): listed and created under the project; actions are POSTs on `/v1/subscriptions/{id}`, each one D15 transition (CONFLICT otherwise) in
- * one unit of work, with `Idempotency-Key` `'in-transaction'` (D3: the completion joins the transaction; a concurrent duplicate replays rather than IDEMPOTENCY_KEY_IN_USE).
+ * The subscription operations (DESIGN D13, D15): listed and created under the project; actions are POSTs on
+ * `/v1/subscriptions/{id}`, each one D15 transition (CONFLICT otherwise) in one unit of work, with `Idempotency-Key`
+ * `'in-transaction'` (D3: the completion joins the transaction; a concurrent duplicate replays rather than
+ * IDEMPOTENCY_KEY_IN_USE).
  */
 export const subscriptionsModule = defineModule({
   folder: 'subscriptions',

@@ -22,7 +22,10 @@ import type { Member, MemberInviteLink } from '../members/schema.js';
 import type { Plan } from '../plans/schema.js';
 import type { ProjectResource } from '../projects/schema.js';
 
-/** The platform calls of a subscription's access (DESIGN D15, D17): grants and revocations, invite links, and the calls made after a commit. */
+/**
+ * The platform calls of a subscription's access (DESIGN D15, D17): grants and revocations, invite links, and the calls
+ * made after a commit.
+ */
 
 /**
  * The platform side of a committed access change (DESIGN D15, D22): a grant's calls were made before the
@@ -43,7 +46,10 @@ export interface PlatformAccessFollowUp {
   resources: Pick<ProjectResource, 'id' | 'kind' | 'platform_resource_id'>[];
   /** The outcome of the grant calls already made (grants only). */
   outcome?: PlatformResult;
-  /** A revocation's grants made before the commit (a plan change's new roles, `role-access.ts`): their outcome, recorded with the revocation's. */
+  /**
+   * A revocation's grants made before the commit (a plan change's new roles, `role-access.ts`): their outcome, recorded
+   * with the revocation's.
+   */
   grantOutcome?: PlatformResult;
   /**
    * The URLs of the personal invite links to revoke (revocations only; bearer secrets, never logged). Their
@@ -65,7 +71,9 @@ export function resourcesGrantedBy<T extends { kind: string; platform_resource_i
   return resources.filter((resource) => resource.kind !== 'role' || roles.has(resource.platform_resource_id));
 }
 
-/** The outcome of asking the platform for a subscriber's access to the project's resources ({@link grantOnPlatform}). */
+/**
+ * The outcome of asking the platform for a subscriber's access to the project's resources ({@link grantOnPlatform}).
+ */
 export interface PlatformGrant {
   /** The personal invite link made per resource id (null: none made, or that resource's call failed). */
   links: Map<string, MemberInviteLink | null>;
@@ -140,7 +148,9 @@ export async function revokeOnPlatform(
   return outcome;
 }
 
-/** The links of `links` still working at `nowMs` (epoch milliseconds): those without expiry or expiring later, by URL. */
+/**
+ * The links of `links` still working at `nowMs` (epoch milliseconds): those without expiry or expiring later, by URL.
+ */
 export function liveInviteLinks(links: readonly MemberInviteLink[], nowMs: number): string[] {
   return links.filter((link) => isLiveInviteLink(link, nowMs)).map((link) => link.url);
 }
@@ -211,8 +221,10 @@ export async function revokeInviteLinksOnPlatform(
 }
 
 /**
- * Completes a committed access change (D15, D22): a revocation removes the member (unless `removeMember` is false) and revokes the ended invite links; a grant's (pre-commit) outcome
- * is only recorded. On the member ({@link recordPlatformOutcome}; a banned member's error is never cleared), else a failure is logged, never a link. Never throws.
+ * Completes a committed access change (D15, D22): a revocation removes the member (unless `removeMember` is false) and
+ * revokes the ended invite links; a grant's (pre-commit) outcome is only recorded. On the member ({@link
+ * recordPlatformOutcome}; a banned member's error is never cleared), else a failure is logged, never a link. Never
+ * throws.
  */
 export async function applyPlatformAccess(
   runtime: UnitOfWorkRuntime & PlatformRuntime,

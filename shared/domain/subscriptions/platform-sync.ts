@@ -45,16 +45,21 @@ import type { Subscription } from './schema.js';
 import { hasAccess } from './state-machine.js';
 
 /**
- * The `member.platform_sync` deadline (DESIGN D15, D22; scheduled by `members/platform-retry.ts`). It RECONCILES rather than replays ({@link reconciledAction}), so a retry never
- * undoes a later change. Running twice is harmless: Telegram's calls are idempotent and the outcome is conditional on the member's revision and the deadline's due time.
+ * The `member.platform_sync` deadline (DESIGN D15, D22; scheduled by `members/platform-retry.ts`). It RECONCILES rather
+ * than replays ({@link reconciledAction}), so a retry never undoes a later change. Running twice is harmless:
+ * Telegram's calls are idempotent and the outcome is conditional on the member's revision and the deadline's due time.
  */
 
-/** What a sync asks of the platform: one of the member's platform actions ({@link reconciledAction} answers null when the service manages nothing for the member). */
+/**
+ * What a sync asks of the platform: one of the member's platform actions ({@link reconciledAction} answers null when
+ * the service manages nothing for the member).
+ */
 export type ReconciledAction = 'ban' | 'kick' | 'grant_access' | 'revoke_access';
 
 /**
- * What the platform should hold for `member` now (pure): `ban` (member or subscriber banned), `kick` (still `kicked` after a failed kick), else `grant_access` / `revoke_access`
- * by whether any of the subscriber's `subscriptions` has access (D15 `hasAccess`); null for a member without a subscriber.
+ * What the platform should hold for `member` now (pure): `ban` (member or subscriber banned), `kick` (still `kicked`
+ * after a failed kick), else `grant_access` / `revoke_access` by whether any of the subscriber's `subscriptions` has
+ * access (D15 `hasAccess`); null for a member without a subscriber.
  */
 export function reconciledAction(
   member: Pick<Member, 'status' | 'platform_error'>,
@@ -68,8 +73,9 @@ export function reconciledAction(
 }
 
 /**
- * Applies a member's sync deadline: asks the adapter for the {@link reconciledAction} outside any transaction, then ONE transaction (conditional on revision and due time) clears or
- * records the error (attempt n + 1, backoff; given up at the last), revokes pending invite links whatever the action, and writes a grant's links. A lost race writes nothing.
+ * Applies a member's sync deadline: asks the adapter for the {@link reconciledAction} outside any transaction, then ONE
+ * transaction (conditional on revision and due time) clears or records the error (attempt n + 1, backoff; given up at
+ * the last), revokes pending invite links whatever the action, and writes a grant's links. A lost race writes nothing.
  */
 export const applyMemberPlatformSync: DeadlineHandler = async (runtime, deadline) => {
   const { teamId, projectId } = deadline;
@@ -172,8 +178,10 @@ function latestWithAccess(subscriptions: Subscription[]): Subscription | null {
 }
 
 /**
- * Applies a `subscription.invite_links` deadline (DESIGN D22): dropped when access ended, a member exists, banned, or the project/resource is gone; else asks for the missing links and,
- * in ONE transaction (revision, due time), stores them with `member.access_granted` (member null) or reschedules. A lost race revokes the new links; twice does nothing.
+ * Applies a `subscription.invite_links` deadline (DESIGN D22): dropped when access ended, a member exists, banned, or
+ * the project/resource is gone; else asks for the missing links and, in ONE transaction (revision, due time), stores
+ * them with `member.access_granted` (member null) or reschedules. A lost race revokes the new links; twice does
+ * nothing.
  */
 export const applySubscriptionInviteLinks: DeadlineHandler = async (runtime, deadline) => {
   const { teamId } = deadline;

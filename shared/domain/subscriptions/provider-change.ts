@@ -20,12 +20,16 @@ import type { Subscription } from './schema.js';
 import type { Decision } from './transition-decisions.js';
 
 /**
- * Provider-first subscription changes (DESIGN D27; money moves only with the provider's agreement): made at the provider with an idempotency key BEFORE our transaction, so the
- * echo event finds nothing to change; the transaction moves `provider_change_created` so an older Stripe snapshot cannot undo it. Plan changes: upgrade `always_invoice`
+ * Provider-first subscription changes (DESIGN D27; money moves only with the provider's agreement): made at the
+ * provider with an idempotency key BEFORE our transaction, so the echo event finds nothing to change; the transaction
+ * moves `provider_change_created` so an older Stripe snapshot cannot undo it. Plan changes: upgrade `always_invoice`
  * (pays the difference now), downgrade `none` (lower price from the next renewal, no credit).
  */
 
-/** The stored attribute of a subscription item holding the provider's id of the subscription that bills it (Stripe `sub_...`). */
+/**
+ * The stored attribute of a subscription item holding the provider's id of the subscription that bills it (Stripe
+ * `sub_...`).
+ */
 export const PROVIDER_SUBSCRIPTION_ATTRIBUTE = 'provider_subscription_id';
 
 /** The provider's subscription id a subscription item holds (absent on subscriptions no provider bills). */
@@ -34,7 +38,10 @@ const parseProviderSubscriptionId = recordParser(
   z.object({ [PROVIDER_SUBSCRIPTION_ATTRIBUTE]: z.optional(z.string()) }),
 );
 
-/** The link item's attribute holding the `created` (unix SECONDS) of our last provider-first change: events older than it are stale. */
+/**
+ * The link item's attribute holding the `created` (unix SECONDS) of our last provider-first change: events older than
+ * it are stale.
+ */
 export const PROVIDER_CHANGE_CREATED_ATTRIBUTE = 'provider_change_created';
 
 /**
@@ -75,21 +82,28 @@ function syncedPriceOf(subscription: Subscription, plan: Plan): string {
   );
 }
 
-/** Options of {@link applyAtProvider}: the adapters (default the runtime's) and the retry policy (default the runtime's). */
+/**
+ * Options of {@link applyAtProvider}: the adapters (default the runtime's) and the retry policy (default the
+ * runtime's).
+ */
 export interface ProviderChangeOptions {
   adapters?: PaymentProviderAdapters;
   retry?: RetryPolicy;
 }
 
-/** What {@link applyAtProvider} did: the provider call's target (the link to mark in the transaction), or null when the provider had nothing to do. */
+/**
+ * What {@link applyAtProvider} did: the provider call's target (the link to mark in the transaction), or null when the
+ * provider had nothing to do.
+ */
 export interface ProviderChangeMade {
   provider: string;
   providerSubscriptionId: string;
 }
 
 /**
- * Makes `decision`'s change at the provider billing `item` (outside any transaction, retried; key: subscription, revision, change); null when nothing to do. Errors:
- * PROVIDER_UNAVAILABLE; VALIDATION_FAILED (refused: its message); CONFLICT (plan not synced). The subscription is unchanged either way.
+ * Makes `decision`'s change at the provider billing `item` (outside any transaction, retried; key: subscription,
+ * revision, change); null when nothing to do. Errors: PROVIDER_UNAVAILABLE; VALIDATION_FAILED (refused: its message);
+ * CONFLICT (plan not synced). The subscription is unchanged either way.
  */
 export async function applyAtProvider(
   runtime: UnitOfWorkRuntime & IntegrationRuntime,

@@ -18,12 +18,18 @@ import type { ListSubscriptionsQuery, Subscription } from './schema.js';
  * `subscription.*` event, access events, the live counters and the `subscription.clock` deadline (`transitions.ts`).
  */
 
-/** The stored subscription item as read: the public fields plus `revision` and `deadline_at`, read through `toSubscription`, `revisionOf` and `deadlineAtOf` (never cast). */
+/**
+ * The stored subscription item as read: the public fields plus `revision` and `deadline_at`, read through
+ * `toSubscription`, `revisionOf` and `deadlineAtOf` (never cast).
+ */
 export type StoredSubscription = Item;
 
 const notFound = (subscriptionId: string) => new ProblemError('NOT_FOUND', `No subscription ${subscriptionId}.`);
 
-/** The stored subscription of the principal's team (strongly consistent). Errors: NOT_FOUND (absent, foreign, out of scope, another subscriber's in the portal). */
+/**
+ * The stored subscription of the principal's team (strongly consistent). Errors: NOT_FOUND (absent, foreign, out of
+ * scope, another subscriber's in the portal).
+ */
 export async function loadSubscription(
   store: Store,
   principal: Principal,
@@ -51,9 +57,10 @@ export async function getSubscription(
 
 /**
  * Lists a project's subscriptions in creation order, paged (DESIGN D12), optionally only a subscriber's
- * (`subscriber_id`: the subscriber's index items, then one BatchGet), a plan's (`plan_id`) or a status's
- * (`status`); a portal principal's list is always its own subscriber's (D27). Filters apply to the page read,
- * so a page may be short while `next_cursor` is set. Errors: NOT_FOUND (project absent, foreign or out of scope); VALIDATION_FAILED for a cursor of another list.
+ * (`subscriber_id`: the subscriber's index items, then one BatchGet), a plan's (`plan_id`) or a status's (`status`); a
+ * portal principal's list is always its own subscriber's (D27). Filters apply to the page read, so a page may be short
+ * while `next_cursor` is set. Errors: NOT_FOUND (project absent, foreign or out of scope); VALIDATION_FAILED for a
+ * cursor of another list.
  */
 export async function listSubscriptions(
   store: Store,

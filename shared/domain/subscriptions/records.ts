@@ -80,7 +80,10 @@ const StoredSubscriptionDeadline = z.object({ deadline_at: z.optional(z.nullable
 
 const parseStoredSubscriptionDeadline = recordParser(entity.subscription, StoredSubscriptionDeadline);
 
-/** The `deadline_at` of a stored subscription item, null when none (throws StoredRecordError naming its key when it is not a timestamp). */
+/**
+ * The `deadline_at` of a stored subscription item, null when none (throws StoredRecordError naming its key when it is
+ * not a timestamp).
+ */
 export function deadlineAtOf(item: Item): string | null {
   return parseStoredSubscriptionDeadline(item).deadline_at ?? null;
 }

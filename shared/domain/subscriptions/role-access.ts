@@ -23,7 +23,10 @@ import {
  * `member-access.ts`.
  */
 
-/** The roles an access change moves: those now covered and not before (granted before the commit), and those no longer covered. */
+/**
+ * The roles an access change moves: those now covered and not before (granted before the commit), and those no longer
+ * covered.
+ */
 export interface RoleChange {
   added: ProjectResource[];
   removed: ProjectResource[];

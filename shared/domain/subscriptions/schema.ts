@@ -122,7 +122,10 @@ export const CreateSubscriptionRequest = z
 /** A validated subscription creation (see {@link CreateSubscriptionRequest}). */
 export type CreateSubscriptionRequest = z.infer<typeof CreateSubscriptionRequest>;
 
-/** Query of `GET /v1/projects/{project_id}/subscriptions` (and the `list_subscriptions` tool's arguments besides `project_id`). */
+/**
+ * Query of `GET /v1/projects/{project_id}/subscriptions` (and the `list_subscriptions` tool's arguments besides
+ * `project_id`).
+ */
 export const ListSubscriptionsQuery = z.extend(ListQuery, {
   subscriber_id: z.optional(Uuid).check(z.describe('Only subscriptions of this subscriber.')),
   plan_id: z.optional(Uuid).check(z.describe('Only subscriptions to this plan.')),

@@ -3,8 +3,9 @@ import type { WebhookEventName } from '../../catalogues/webhook-events.js';
 import { ProblemError } from '../../errors.js';
 
 /**
- * The subscription state machine (DESIGN D15), pure: per catalogue status whether it grants access and is terminal, and the transition table (status, trigger) → status + its ONE
- * `subscription.*` event. Any other pair is CONFLICT (409) naming the status and its triggers; creation ("(new)" row) is {@link initialStatus}.
+ * The subscription state machine (DESIGN D15), pure: per catalogue status whether it grants access and is terminal, and
+ * the transition table (status, trigger) → status + its ONE `subscription.*` event. Any other pair is CONFLICT (409)
+ * naming the status and its triggers; creation ("(new)" row) is {@link initialStatus}.
  */
 
 /** Whether each status grants access (the member holds the paid role or chat access), D15's access column. */
@@ -57,8 +58,9 @@ export const NON_TERMINAL_STATUSES: readonly SubscriptionStatus[] = SUBSCRIPTION
 );
 
 /**
- * What can happen to a subscription (D15, closed list). The clock fires `trial_ended`, `period_renewed`, `start_reached`, `incomplete_expired` (23 h), `retries_exhausted` (also
- * the provider; 14 days past_due), `unpaid_limit_reached` (30 days), `period_ended`, `term_ended`; the rest come from operations and payments.
+ * What can happen to a subscription (D15, closed list). The clock fires `trial_ended`, `period_renewed`,
+ * `start_reached`, `incomplete_expired` (23 h), `retries_exhausted` (also the provider; 14 days past_due),
+ * `unpaid_limit_reached` (30 days), `period_ended`, `term_ended`; the rest come from operations and payments.
  */
 export const SUBSCRIPTION_TRIGGERS = [
   'payment_succeeded',

@@ -18,7 +18,10 @@ import {
  * plan, the plan asked for, the time) to what the transaction writes. No store, no clock, no platform.
  */
 
-/** What a use case asks of a subscription: a trigger, and for plan changes (upgrade / downgrade) the new plan; a reason for cancellations. */
+/**
+ * What a use case asks of a subscription: a trigger, and for plan changes (upgrade / downgrade) the new plan; a reason
+ * for cancellations.
+ */
 export interface Decision {
   trigger: SubscriptionTrigger;
   newPlan?: Plan;
@@ -30,7 +33,10 @@ export function requireAllowed(subscription: Subscription, trigger: Subscription
   if (!ruleFor(subscription.status, trigger)) throw conflictOf(subscription.status, trigger);
 }
 
-/** A plan's price per day in minor units (recurring: amount over the period's nominal days; one_time: over `access_days`). */
+/**
+ * A plan's price per day in minor units (recurring: amount over the period's nominal days; one_time: over
+ * `access_days`).
+ */
 function pricePerDay(plan: Plan): number {
   const days =
     plan.interval === 'one_time'

@@ -51,11 +51,12 @@ interface TransitionOptions {
 }
 
 /**
- * Commits one transition of a loaded subscription: the new state (conditional on the revision read), its
- * subscriber index item ({@link writeSubscriptionIndex}), the access-summary sets when its access changes ({@link accessSetChange}), the deadline change, the counters, the one `subscription.*` event and the member access events; then makes
- * the platform access calls (after the commit, never failing the transition). Returns the new subscription. Throws CONFLICT (pair not allowed), ConditionFailedError / TransactionCanceledError
- * on a lost race (the caller retries), and ProblemErrors of conditions (a plan change to a plan
- * deactivated meanwhile).
+ * Commits one transition of a loaded subscription: the new state (conditional on the revision read), its subscriber
+ * index item ({@link writeSubscriptionIndex}), the access-summary sets when its access changes ({@link
+ * accessSetChange}), the deadline change, the counters, the one `subscription.*` event and the member access events;
+ * then makes the platform access calls (after the commit, never failing the transition). Returns the new subscription.
+ * Throws CONFLICT (pair not allowed), ConditionFailedError / TransactionCanceledError on a lost race (the caller
+ * retries), and ProblemErrors of conditions (a plan change to a plan deactivated meanwhile).
  */
 export async function commitTransition(
   runtime: UnitOfWorkRuntime,
@@ -74,7 +75,8 @@ export async function commitTransition(
     accessChanges,
     ends: ended,
   } = decideTransition(before, context.plan, decision, options.atMs ?? runtime.clock.nowMs());
-  // Access starts or ends, or the plan changes (its roles): the platform is asked for a grant now (its invite links go on the subscription).
+  // Access starts or ends, or the plan changes (its roles): the platform is asked for a grant now (its invite links go
+  // on the subscription).
   const access: PreparedAccessChange | null =
     accessChanges || decision.newPlan
       ? await prepareAccessChange(runtime, principal, {
@@ -136,8 +138,9 @@ export async function commitTransition(
 }
 
 /**
- * Runs one operation-driven transition (DESIGN D15): `decide` picks the trigger, the provider change comes first ({@link applyAtProvider}, D27), a lost race decides again (`MAX_ATTEMPTS`).
- * Errors: NOT_FOUND; CONFLICT (not allowed, naming allowed actions, or kept changing); PROVIDER_UNAVAILABLE, VALIDATION_FAILED (provider; nothing changed).
+ * Runs one operation-driven transition (DESIGN D15): `decide` picks the trigger, the provider change comes first
+ * ({@link applyAtProvider}, D27), a lost race decides again (`MAX_ATTEMPTS`). Errors: NOT_FOUND; CONFLICT (not allowed,
+ * naming allowed actions, or kept changing); PROVIDER_UNAVAILABLE, VALIDATION_FAILED (provider; nothing changed).
  */
 async function runTransition(
   runtime: UnitOfWorkRuntime,
@@ -189,8 +192,9 @@ async function runTransition(
 }
 
 /**
- * One attempt of a subscription change committed with another use case's writes (`alongside`) in ONE transaction (D14, D16); `decide` null = unchanged but revision-checked.
- * Returns the subscription. Errors: NOT_FOUND; CONFLICT (pair not allowed); a lost race ({@link isLostRace}) is thrown for the caller to retry.
+ * One attempt of a subscription change committed with another use case's writes (`alongside`) in ONE transaction (D14,
+ * D16); `decide` null = unchanged but revision-checked. Returns the subscription. Errors: NOT_FOUND; CONFLICT (pair not
+ * allowed); a lost race ({@link isLostRace}) is thrown for the caller to retry.
  */
 export async function changeSubscriptionWith(
   runtime: UnitOfWorkRuntime,
@@ -273,8 +277,9 @@ function requirePortalAllowed(principal: Principal, subscription: Subscription, 
 }
 
 /**
- * Moves a trialing, active, pending_cancellation or past_due subscription to another plan of its project; a price per day not lower is an upgrade, else a downgrade.
- * Errors: NOT_FOUND (subscription, plan of another project); VALIDATION_FAILED (currency); CONFLICT (status, inactive plan, same plan).
+ * Moves a trialing, active, pending_cancellation or past_due subscription to another plan of its project; a price per
+ * day not lower is an upgrade, else a downgrade. Errors: NOT_FOUND (subscription, plan of another project);
+ * VALIDATION_FAILED (currency); CONFLICT (status, inactive plan, same plan).
  */
 export async function changeSubscriptionPlan(
   runtime: UnitOfWorkRuntime,

@@ -5,7 +5,10 @@ import { Plan } from '../plans/schema.js';
 import { Subscriber } from '../subscribers/schema.js';
 import { Subscription } from './schema.js';
 
-/** Every subscription transition (DESIGN D15): the subscription (with `status` and `previous_status`), its subscriber, plan and access code. */
+/**
+ * Every subscription transition (DESIGN D15): the subscription (with `status` and `previous_status`), its subscriber,
+ * plan and access code.
+ */
 const subscriptionTransitionData = z.object({
   subscription: Subscription,
   subscriber: Subscriber,
@@ -17,7 +20,10 @@ const subscriptionPlanChangeData = z.extend(subscriptionTransitionData, {
   previous_plan: Plan.check(z.describe('The plan the subscription moved from.')),
 });
 
-/** Subscriptions' webhook events (`subscription.*`, DESIGN D15): every transition across the statuses, plus upgrade and downgrade. */
+/**
+ * Subscriptions' webhook events (`subscription.*`, DESIGN D15): every transition across the statuses, plus upgrade and
+ * downgrade.
+ */
 export const subscriptionsEvents = [
   defineEvent(
     'subscription.created',

@@ -78,5 +78,8 @@ export interface SubscriptionChange {
   plan: Plan;
 }
 
-/** Writes of another object added to a subscription's transaction (same TransactWriteItems; never the subscription, project or plan items). */
+/**
+ * Writes of another object added to a subscription's transaction (same TransactWriteItems; never the subscription,
+ * project or plan items).
+ */
 export type AlongsideWrites = (tx: Transaction, change: SubscriptionChange) => void | Promise<void>;

@@ -78,9 +78,10 @@ export function emitGroupsUpdated(tx: Transaction, groups: readonly StoredGroup[
 }
 
 /**
- * Changes a member's name and complete role and group lists (`POST /v1/team-members/{id}`, D19; additions follow {@link checkGrants}); a change
- * emits `team.member_role_changed` and `group.updated` in one transaction with the counters; no change writes nothing.
- * Errors: NOT_FOUND, TOKEN_MISSING_ABILITY, CONFLICT (member removed, group full, concurrent change).
+ * Changes a member's name and complete role and group lists (`POST /v1/team-members/{id}`, D19; additions follow {@link
+ * checkGrants}); a change emits `team.member_role_changed` and `group.updated` in one transaction with the counters; no
+ * change writes nothing. Errors: NOT_FOUND, TOKEN_MISSING_ABILITY, CONFLICT (member removed, group full, concurrent
+ * change).
  */
 export async function updateTeamMember(
   runtime: UnitOfWorkRuntime,

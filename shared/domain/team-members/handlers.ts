@@ -40,7 +40,10 @@ export const acceptTeamInvitation: OperationHandler<Operations['acceptTeamInvita
   return accepted;
 };
 
-/** `POST /v1/team-members/{id}`; then the tokens minted on behalf of members are narrowed to what they hold now (`narrowMemberTokens`). */
+/**
+ * `POST /v1/team-members/{id}`; then the tokens minted on behalf of members are narrowed to what they hold now
+ * (`narrowMemberTokens`).
+ */
 export const updateTeamMember: OperationHandler<Operations['updateTeamMember']> = async (
   { id, ...changes },
   { runtime, principal },

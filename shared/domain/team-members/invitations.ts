@@ -29,7 +29,9 @@ import {
 
 /** `inv_<ULID>_<base62 secret of 32 random bytes>`. */
 const INVITATION_TOKEN_PATTERN = /^inv_([0-9A-HJKMNP-TV-Z]{26})_([0-9A-Za-z]{40,64})$/;
-/** How long an invitation item outlives its expiry before DynamoDB's TTL may drop it, in seconds (housekeeping only). */
+/**
+ * How long an invitation item outlives its expiry before DynamoDB's TTL may drop it, in seconds (housekeeping only).
+ */
 const INVITATION_HOUSEKEEPING_SECONDS = 24 * 60 * 60;
 
 /** The one answer to an invitation token that cannot be accepted, whatever the reason (unknown, expired, used). */
@@ -40,9 +42,10 @@ const invalidInvitation = () =>
   );
 
 /**
- * Invites a person (`POST /v1/team-members/invitations`, D19, D20): member (`invited`), e-mail claim and invitation (secret's SHA-256 only, valid
- * {@link INVITATION_LIFETIME_MS}) in one transaction with `team.member_invited`; returns the token and link, shown only here.
- * Errors: TOKEN_MISSING_ABILITY, NOT_FOUND (role or group), TIER_LIMIT_REACHED, CONFLICT (e-mail taken, group full, concurrent change).
+ * Invites a person (`POST /v1/team-members/invitations`, D19, D20): member (`invited`), e-mail claim and invitation
+ * (secret's SHA-256 only, valid {@link INVITATION_LIFETIME_MS}) in one transaction with `team.member_invited`; returns
+ * the token and link, shown only here. Errors: TOKEN_MISSING_ABILITY, NOT_FOUND (role or group), TIER_LIMIT_REACHED,
+ * CONFLICT (e-mail taken, group full, concurrent change).
  */
 export async function inviteTeamMember(
   runtime: UnitOfWorkRuntime,
@@ -116,9 +119,10 @@ export async function inviteTeamMember(
 }
 
 /**
- * Accepts an invitation (`POST /v1/team-invitations/accept`, public; the token is the credential, D19): secret compared in constant time; any
- * unusable token, removed member or deleted team gets the same NOT_FOUND. The member becomes `active`, the invitation is deleted and
- * `team.member_joined` emitted in one transaction, so a token works once even under a race.
+ * Accepts an invitation (`POST /v1/team-invitations/accept`, public; the token is the credential, D19): secret compared
+ * in constant time; any unusable token, removed member or deleted team gets the same NOT_FOUND. The member becomes
+ * `active`, the invitation is deleted and `team.member_joined` emitted in one transaction, so a token works once even
+ * under a race.
  */
 export async function acceptTeamInvitation(runtime: UnitOfWorkRuntime, token: string): Promise<AcceptedTeamInvitation> {
   const parts = INVITATION_TOKEN_PATTERN.exec(token);

@@ -43,7 +43,9 @@ const parseTeamMemberItem = recordParser(entity.teamMember, TeamMemberItem);
 /** A member's e-mail claim as stored (`keys.teamMemberEmail`, DESIGN D19): the member holding the address. */
 const StoredMemberEmailClaim = z.object({ member_id: TeamMember.shape.id });
 
-/** Parses an e-mail claim item (throws StoredRecordError; its key, an e-mail's SHA-256, is withheld from the message). */
+/**
+ * Parses an e-mail claim item (throws StoredRecordError; its key, an e-mail's SHA-256, is withheld from the message).
+ */
 export const parseStoredMemberEmailClaim = recordParser(
   entity.teamMemberEmail,
   StoredMemberEmailClaim,
@@ -62,7 +64,10 @@ const StoredTeamInvitation = z.object({
   expires_at_ms: z.number(),
 });
 
-/** Parses an invitation item (throws StoredRecordError naming its key and failing paths, never a value: the secret's hash stays out). */
+/**
+ * Parses an invitation item (throws StoredRecordError naming its key and failing paths, never a value: the secret's
+ * hash stays out).
+ */
 export const parseStoredTeamInvitation = recordParser(entity.teamInvitation, StoredTeamInvitation);
 
 /** A stored team member: the public fields plus its concurrency version and its pending invitation's id. */

@@ -18,7 +18,9 @@ import type { ListTeamMembersQuery, TeamMember } from './schema.js';
  * members paged and filtered, and the member holding an address.
  */
 
-/** Reads one member of the principal's team (`GET /v1/team-members/{id}`). Errors: NOT_FOUND (absent or another team's). */
+/**
+ * Reads one member of the principal's team (`GET /v1/team-members/{id}`). Errors: NOT_FOUND (absent or another team's).
+ */
 export async function getTeamMember(store: Store, principal: Principal, memberId: string): Promise<TeamMember> {
   const member = await findMember(store, principal.teamId, memberId);
   if (!member) throw memberNotFound(memberId);

@@ -98,8 +98,9 @@ export async function renameTeam(runtime: UnitOfWorkRuntime, principal: Principa
 }
 
 /**
- * Soft-deletes the principal's team (D19) with `team.deleted`; the caller then closes its tokens (D2) while the outbox still delivers final events.
- * VALIDATION_FAILED when `confirmTeamId` is not the team's id; an already deleted team is returned as is (a retry completes token closing).
+ * Soft-deletes the principal's team (D19) with `team.deleted`; the caller then closes its tokens (D2) while the outbox
+ * still delivers final events. VALIDATION_FAILED when `confirmTeamId` is not the team's id; an already deleted team is
+ * returned as is (a retry completes token closing).
  */
 export async function deleteTeam(
   runtime: UnitOfWorkRuntime,

@@ -1,9 +1,15 @@
 import { defineFacts } from '../define-facts.js';
 
-/** The partition-key prefix of token items (`keys.token`); read routes may update only their `last_used_at` (lib/route-stack.ts). */
+/**
+ * The partition-key prefix of token items (`keys.token`); read routes may update only their `last_used_at`
+ * (lib/route-stack.ts).
+ */
 export const TOKEN_PARTITION_PREFIX = 'TOKEN#';
 
-/** Tokens' abilities and keys (DESIGN D2, D14): a token is found by its id alone (`TOKEN#<id>`); a team's tokens through the sparse GSI. */
+/**
+ * Tokens' abilities and keys (DESIGN D2, D14): a token is found by its id alone (`TOKEN#<id>`); a team's tokens through
+ * the sparse GSI.
+ */
 export const tokensFacts = defineFacts({
   abilities: {
     category: 'token',

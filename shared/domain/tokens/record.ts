@@ -52,5 +52,7 @@ const TokenCredential = z.extend(
   },
 );
 
-/** Parses what authentication needs of a token item (throws StoredRecordError naming its key when it does not match). */
+/**
+ * Parses what authentication needs of a token item (throws StoredRecordError naming its key when it does not match).
+ */
 export const parseTokenCredential = recordParser(entity.token, TokenCredential);

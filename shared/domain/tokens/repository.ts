@@ -32,12 +32,16 @@ function toToken(stored: StoredToken): TokenRecord {
   };
 }
 
-/** How long an expired token item outlives its expiry before DynamoDB's TTL may drop it, in seconds (1 day; expiry is checked in code). */
+/**
+ * How long an expired token item outlives its expiry before DynamoDB's TTL may drop it, in seconds (1 day; expiry is
+ * checked in code).
+ */
 const EXPIRED_TOKEN_HOUSEKEEPING_SECONDS = 24 * 60 * 60;
 
 /**
- * Mints a token (D2): only the secret's SHA-256 is stored, `token` is returned once. `issuer` cannot grant what it lacks; `memberId` (D19) requires an
- * active member; `expiresAtMs` (epoch ms, D30). Errors: NOT_FOUND (team or project), TOKEN_MISSING_ABILITY, VALIDATION_FAILED, CONFLICT (member).
+ * Mints a token (D2): only the secret's SHA-256 is stored, `token` is returned once. `issuer` cannot grant what it
+ * lacks; `memberId` (D19) requires an active member; `expiresAtMs` (epoch ms, D30). Errors: NOT_FOUND (team or
+ * project), TOKEN_MISSING_ABILITY, VALIDATION_FAILED, CONFLICT (member).
  */
 export async function mintToken(
   store: Store,
@@ -181,8 +185,9 @@ export async function revokeMemberTokens(
 }
 
 /**
- * Marks a deleted team's tokens `team_deleted_at` (D19): authentication refuses them, but unlike revocation the fan-out still sees their abilities (D6).
- * `lastTokenId` (the caller's) is marked last so a crash leaves it able to retry. Returns the count marked.
+ * Marks a deleted team's tokens `team_deleted_at` (D19): authentication refuses them, but unlike revocation the fan-out
+ * still sees their abilities (D6). `lastTokenId` (the caller's) is marked last so a crash leaves it able to retry.
+ * Returns the count marked.
  */
 export async function closeTeamTokens(
   store: Store,

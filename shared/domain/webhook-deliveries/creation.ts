@@ -8,8 +8,9 @@ import type { StoredDelivery } from './stored.js';
 /** Creation of webhook deliveries (DESIGN D6): a new delivery as `deliveryStore` (shared/store) writes it. */
 
 /**
- * New pending delivery of `event` to one endpoint, attempt 1 due now, kept {@link deliveryExpiresAt} (30 days); `body` is the exact redacted POST body.
- * With `skipped` (disabled endpoint, D6) it is `skipped` instead, where replays find it.
+ * New pending delivery of `event` to one endpoint, attempt 1 due now, kept {@link deliveryExpiresAt} (30 days); `body`
+ * is the exact redacted POST body. With `skipped` (disabled endpoint, D6) it is `skipped` instead, where replays find
+ * it.
  */
 export function newDeliveryItem(
   clock: Clock,

@@ -42,13 +42,15 @@ async function enqueueAt(
 }
 
 /**
- * Handles one queue message (D7, D24, D25, D29): `attempt` (lease + slot → POST → outcome; `deferred` when the cap is full), `dead_letter`, `replay_batch`;
- * duplicates and stale messages → `skipped`. Throws only on store errors and when the endpoint's secrets do not open (the queue retries).
+ * Handles one queue message (D7, D24, D25, D29): `attempt` (lease + slot → POST → outcome; `deferred` when the cap is
+ * full), `dead_letter`, `replay_batch`; duplicates and stale messages → `skipped`. Throws only on store errors and when
+ * the endpoint's secrets do not open (the queue retries).
  */
 export async function processDeliveryMessage(runtime: Runtime, message: PipelineMessage): Promise<ProcessOutcome> {
   if (message.kind === 'replay_batch') return processReplayBatch(runtime, message);
   if (message.kind === 'dead_letter') return processDeadLetterMessage(runtime, message);
-  // Attempt 1 from fan-out carries what it sends: lease and slot in one transaction, so a success costs 2 requests (3 the long way).
+  // Attempt 1 from fan-out carries what it sends: lease and slot in one transaction, so a success costs 2 requests (3
+  // the long way).
   if (message.prepared && message.endpoint_id) {
     const taken = await leaseWithSlot(runtime, message, message.endpoint_id, message.prepared);
     if (taken === 'deferred') return 'deferred';
@@ -91,8 +93,8 @@ export async function processDeliveryMessage(runtime: Runtime, message: Pipeline
 type Sending = Omit<PreparedAttempt, 'due_at_ms'> & { endpoint: StoredWebhookEndpoint; due_at_ms: number | null };
 
 /**
- * Takes lease and slot in one transaction from the cached endpoint: what to send, `deferred` (cap full, no lease), or null (take the long way).
- * A stale copy is replaced by the endpoint as found and retried once.
+ * Takes lease and slot in one transaction from the cached endpoint: what to send, `deferred` (cap full, no lease), or
+ * null (take the long way). A stale copy is replaced by the endpoint as found and retried once.
  */
 async function leaseWithSlot(
   runtime: Runtime,
@@ -116,7 +118,8 @@ async function leaseWithSlot(
     const refusal = slotRefusal(taken.endpoint, endpoint, nowMs);
     if (refusal === 'full') return defer(runtime, message, { leased: false });
     if (refusal === 'stopped' || !taken.endpoint) return null;
-    // The endpoint as found (parsed once, by the lease transaction) is the current one: keep it (a stale copy is tried again with it at once).
+    // The endpoint as found (parsed once, by the lease transaction) is the current one: keep it (a stale copy is tried
+    // again with it at once).
     endpoint = taken.endpoint;
     rememberWebhookEndpoint(runtime.store, endpoint);
     if (refusal === 'reclaim') return null;

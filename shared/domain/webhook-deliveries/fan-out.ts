@@ -50,15 +50,17 @@ export async function fanOutEvent(
 }
 
 /**
- * Fans outbox events out (D6): a delivery per subscribed endpoint whose owner (token that created it or last changed url/events) holds the event's ability
- * now (`skipped` if disabled), written with the event's mark (never twice), then attempt 1 queued. Returns deliveries made (skipped too); throws on store/queue errors.
+ * Fans outbox events out (D6): a delivery per subscribed endpoint whose owner (token that created it or last changed
+ * url/events) holds the event's ability now (`skipped` if disabled), written with the event's mark (never twice), then
+ * attempt 1 queued. Returns deliveries made (skipped too); throws on store/queue errors.
  */
 export async function fanOutEvents(
   runtime: Pick<Runtime, 'store' | 'clock' | 'deliveryQueue'>,
   events: readonly StoredEvent[],
 ): Promise<number> {
   let created = 0;
-  // Team after team (a relay page or a commit holds few teams); route bundles that fan out one event stay free of p-map.
+  // Team after team (a relay page or a commit holds few teams); route bundles that fan out one event stay free of
+  // p-map.
   for (const [teamId, teamEvents] of Map.groupBy(events, (event) => event.team_id)) {
     const types = new Set(teamEvents.map((event) => event.type));
     const endpoints = (await allWebhookEndpoints(runtime, teamId)).filter((endpoint) =>

@@ -21,16 +21,24 @@ export const DEAD_LETTER_WAIT_SECONDS = 72 * 3_600;
  */
 export const MAX_QUEUE_DELAY_SECONDS = 900;
 
-/** How long an in-flight attempt holds its lease (MILLISECONDS, real time): the 10 s budget plus margin (DESIGN D7, D9). */
+/**
+ * How long an in-flight attempt holds its lease (MILLISECONDS, real time): the 10 s budget plus margin (DESIGN D7, D9).
+ */
 const LEASE_MS = 60_000;
 
-/** Timers may fire a moment early (the local clock, SQS granularity): a due time this many MILLISECONDS ahead counts as due. */
+/**
+ * Timers may fire a moment early (the local clock, SQS granularity): a due time this many MILLISECONDS ahead counts as
+ * due.
+ */
 export const TIMER_EARLY_TOLERANCE_MS = 1_000;
 
 /** Attempt records kept per delivery (the newest). */
 export const MAX_ATTEMPT_LOG = 40;
 
-/** Deliveries, their attempt logs and dead-letter copies are kept this long after creation or re-queueing (SECONDS; TTL housekeeping). */
+/**
+ * Deliveries, their attempt logs and dead-letter copies are kept this long after creation or re-queueing (SECONDS; TTL
+ * housekeeping).
+ */
 const DELIVERY_RETENTION_SECONDS = 30 * 24 * 3_600;
 
 /** Messages per SQS `SendMessageBatch` (the SQS maximum). */
@@ -39,7 +47,10 @@ export const QUEUE_BATCH_SIZE = 10;
 /** Concurrent single-delivery re-queues of a replay group whose group transaction was cancelled. */
 export const REPLAY_CONCURRENCY = 50;
 
-/** Concurrent group transactions (up to 50 dead or 100 skipped deliveries each) during one batch of a replay job (DESIGN D25). */
+/**
+ * Concurrent group transactions (up to 50 dead or 100 skipped deliveries each) during one batch of a replay job (DESIGN
+ * D25).
+ */
 export const REPLAY_GROUP_CONCURRENCY = 4;
 
 /** Deliveries read and re-queued per batch (one queue message) of a replay job (DESIGN D25). */
@@ -60,7 +71,10 @@ export const SWEEP_GRACE_MS = 60_000;
 /** How often the sweeper runs on AWS (SECONDS; the EventBridge rule's rate, `lib/webhooks.ts`). */
 export const SWEEP_INTERVAL_SECONDS = 300;
 
-/** The longest a row re-queued by the sweeper waits before the sweeper looks at it again (MILLISECONDS; the doubling spacing's cap). */
+/**
+ * The longest a row re-queued by the sweeper waits before the sweeper looks at it again (MILLISECONDS; the doubling
+ * spacing's cap).
+ */
 export const MAX_SWEEP_SPACING_MS = 3_600_000;
 
 /**
@@ -70,7 +84,10 @@ export const MAX_SWEEP_SPACING_MS = 3_600_000;
  */
 export const SWEEP_MOVE_CONCURRENCY = 16;
 
-/** The longest wait of the retry timeline, in SECONDS: a receiver's `Retry-After` never pushes an attempt further (DESIGN D7, D29). */
+/**
+ * The longest wait of the retry timeline, in SECONDS: a receiver's `Retry-After` never pushes an attempt further
+ * (DESIGN D7, D29).
+ */
 export const MAX_RETRY_WAIT_SECONDS = Math.max(...RETRY_WAIT_SECONDS);
 
 /**

@@ -1,6 +1,7 @@
 /**
- * Server-side webhook signing (interface "Webhook trust", D8): `SVC-Signature: t=<unix_seconds>,v1=<hex>` (plus `,v0=` with the previous secret during a
- * 24 h rotation) and Standard Webhooks headers (D29: `webhook-signature: v1,<base64>` keyed with the base64-decoded bytes after `whsec_`).
+ * Server-side webhook signing (interface "Webhook trust", D8): `SVC-Signature: t=<unix_seconds>,v1=<hex>` (plus `,v0=`
+ * with the previous secret during a 24 h rotation) and Standard Webhooks headers (D29: `webhook-signature: v1,<base64>`
+ * keyed with the base64-decoded bytes after `whsec_`).
  */
 import { createHmac, randomBytes } from 'node:crypto';
 
@@ -15,7 +16,8 @@ export const EVENT_ID_HEADER = 'SVC-Event-Id';
 export const EVENT_NAME_HEADER = 'SVC-Event-Name';
 
 /**
- * Hex HMAC-SHA256 (64 lowercase chars) of `${timestampSeconds}.${rawBody}`, keyed with the WHOLE secret's UTF-8 bytes, `whsec_` included (not decoded).
+ * Hex HMAC-SHA256 (64 lowercase chars) of `${timestampSeconds}.${rawBody}`, keyed with the WHOLE secret's UTF-8 bytes,
+ * `whsec_` included (not decoded).
  * @throws TypeError when `timestampSeconds` is not a non-negative safe integer in SECONDS (milliseconds would sign what no receiver accepts).
  */
 export function computeSignature(secret: string, timestampSeconds: number, rawBody: string): string {

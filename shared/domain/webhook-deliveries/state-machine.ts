@@ -13,9 +13,9 @@ import type { DeliveryAttempt, DeliveryStatus } from './schema.js';
 import type { StoredDeliveryAttempt } from './stored.js';
 
 /**
- * Pure webhook delivery state machine (interface "States", D7): pending → delivering → succeeded; failure N < 8 → pending after RETRY_WAIT_SECONDS;
- * N = 8 → pending with a 72 h dead-letter timer → dead; endpoint disabled → dead; cap full → pending, not counted (D24); dead/skipped → pending by
- * retry or replay (D6, D25). No I/O.
+ * Pure webhook delivery state machine (interface "States", D7): pending → delivering → succeeded; failure N < 8 →
+ * pending after RETRY_WAIT_SECONDS; N = 8 → pending with a 72 h dead-letter timer → dead; endpoint disabled → dead; cap
+ * full → pending, not counted (D24); dead/skipped → pending by retry or replay (D6, D25). No I/O.
  */
 
 /** The part of a stored delivery the state machine reads. */
@@ -25,7 +25,9 @@ export interface DeliveryState {
   status: DeliveryStatus;
   /** Attempts made (0–8). */
   attempts: number;
-  /** Epoch MILLISECONDS of the next attempt (pending) or of dead-lettering (pending after attempt 8); null otherwise. */
+  /**
+   * Epoch MILLISECONDS of the next attempt (pending) or of dead-lettering (pending after attempt 8); null otherwise.
+   */
   due_at_ms: number | null;
 }
 
@@ -91,8 +93,9 @@ function deadLetterMessage(delivery: Pick<DeliveryState, 'id' | 'team_id'>): Del
 }
 
 /**
- * Transition after attempt `message.attempt` ended at `nowMs` (epoch ms): succeeded, pending after {@link waitBeforeAttemptSeconds} (no earlier than
- * `retryAfterSeconds`, ≤ {@link MAX_RETRY_WAIT_SECONDS}), or after the last attempt pending with the dead-letter timer. Waits divided by `timeScale`.
+ * Transition after attempt `message.attempt` ended at `nowMs` (epoch ms): succeeded, pending after {@link
+ * waitBeforeAttemptSeconds} (no earlier than `retryAfterSeconds`, ≤ {@link MAX_RETRY_WAIT_SECONDS}), or after the last
+ * attempt pending with the dead-letter timer. Waits divided by `timeScale`.
  */
 export function afterAttempt(
   message: DeliveryMessage,
@@ -136,9 +139,9 @@ export function appendAttempt(
 }
 
 /**
- * The record of an attempt that was not made because the endpoint is disabled or deleted, or the
- * event is gone (failure kind `endpoint_disabled`, no status, 0 ms, no connection; `plannedAt` is when it was due). Such a delivery goes to `dead` at
- * once with `attempt - 1` attempts counted, so replay-dead can bring it back after re-enabling.
+ * The record of an attempt that was not made because the endpoint is disabled or deleted, or the event is gone (failure
+ * kind `endpoint_disabled`, no status, 0 ms, no connection; `plannedAt` is when it was due). Such a delivery goes to
+ * `dead` at once with `attempt - 1` attempts counted, so replay-dead can bring it back after re-enabling.
  */
 export function stoppedAttempt(attempt: number, nowMs: number, plannedAt: string | null = null): DeliveryAttempt {
   return {
@@ -169,7 +172,10 @@ export function isDueForDeadLetter(delivery: DeliveryState, nowMs: number): bool
   );
 }
 
-/** Only dead and skipped deliveries can be retried by hand or replayed (interface "States": dead → pending; DESIGN D6: skipped → pending). */
+/**
+ * Only dead and skipped deliveries can be retried by hand or replayed (interface "States": dead → pending; DESIGN D6:
+ * skipped → pending).
+ */
 export function canRetry(delivery: Pick<DeliveryState, 'status'>): boolean {
   return delivery.status === 'dead' || delivery.status === 'skipped';
 }

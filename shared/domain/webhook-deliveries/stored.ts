@@ -48,7 +48,10 @@ const StoredDeliveryRecord = z.extend(
     attempt_log: z.optional(z.array(StoredDeliveryAttemptRecord)),
     /** The replay job (DESIGN D25) that last brought it back to pending, if any. */
     last_replay_id: z.optional(z.string()),
-    /** The exact POST body (the envelope JSON, redacted for the endpoint owner, DESIGN D10), written at fan-out so an attempt does not read the event again. */
+    /**
+     * The exact POST body (the envelope JSON, redacted for the endpoint owner, DESIGN D10), written at fan-out so an
+     * attempt does not read the event again.
+     */
     body: z.string(),
     /** Times the sweeper re-queued it since its last lease (`workerIndexes.moveOverdue`); absent when none. */
     sweeper_requeues: z.optional(z.number().check(z.int(), z.nonnegative())),
@@ -58,13 +61,19 @@ const StoredDeliveryRecord = z.extend(
 /** A delivery as stored (see {@link StoredDeliveryRecord}); it carries the `DeliveryState` the state machine reads. */
 export type StoredDelivery = z.output<typeof StoredDeliveryRecord>;
 
-/** A delivery read from the pending-deliveries index: the stored delivery plus the index sort key it was read at (the guard of the sweeper's move). */
+/**
+ * A delivery read from the pending-deliveries index: the stored delivery plus the index sort key it was read at (the
+ * guard of the sweeper's move).
+ */
 const StoredOverdueDeliveryRecord = z.extend(StoredDeliveryRecord, { [secondaryIndex.sortKey]: z.string() });
 
 /** An overdue delivery as read from the pending-deliveries index (see {@link StoredOverdueDeliveryRecord}). */
 export type StoredOverdueDelivery = z.output<typeof StoredOverdueDeliveryRecord>;
 
-/** Parses a delivery read from the pending-deliveries index (throws StoredRecordError naming its key when it does not match). */
+/**
+ * Parses a delivery read from the pending-deliveries index (throws StoredRecordError naming its key when it does not
+ * match).
+ */
 export const parseStoredOverdueDelivery = recordParser(entity.delivery, StoredOverdueDeliveryRecord);
 
 /** Which delivery a dead-letter copy names, as replay-dead reads it. */
@@ -75,7 +84,10 @@ export interface DeadLetterRef {
   dead_lettered_at: string;
 }
 
-/** What a replay reads of a dead-letter copy (the dead-letter table, `DEAD#<time>#<id>`): the delivery it copies and when it died. */
+/**
+ * What a replay reads of a dead-letter copy (the dead-letter table, `DEAD#<time>#<id>`): the delivery it copies and
+ * when it died.
+ */
 const StoredDeadLetterRef = z.object({ delivery_id: z.string(), dead_lettered_at: Timestamp });
 
 /** Parses a dead-letter copy's reference (throws StoredRecordError naming its key when it does not match). */
@@ -87,5 +99,8 @@ const StoredDeliveryId = z.object({ id: z.string() });
 /** Parses a delivery item's id. */
 export const parseStoredDeliveryId = recordParser(entity.delivery, StoredDeliveryId);
 
-/** A stored delivery item as read, parsed through its stored-record schema (throws StoredRecordError naming its key when it does not match). */
+/**
+ * A stored delivery item as read, parsed through its stored-record schema (throws StoredRecordError naming its key when
+ * it does not match).
+ */
 export const asDelivery: (item: Item) => StoredDelivery = recordParser(entity.delivery, StoredDeliveryRecord);

@@ -23,8 +23,9 @@ import { recoveryMessage } from './state-machine.js';
  */
 
 /**
- * Sweeps (every 5 min on AWS, seconds locally; DESIGN D7, D14): re-queues deliveries overdue by `graceMs`, fans out stale outbox events, restarts stopped
- * replay jobs (D25). `graceMs`, `intervalMs`: MILLISECONDS. Returns `requeued`, `fannedOut`, `replays`; throws only on store or queue errors.
+ * Sweeps (every 5 min on AWS, seconds locally; DESIGN D7, D14): re-queues deliveries overdue by `graceMs`, fans out
+ * stale outbox events, restarts stopped replay jobs (D25). `graceMs`, `intervalMs`: MILLISECONDS. Returns `requeued`,
+ * `fannedOut`, `replays`; throws only on store or queue errors.
  */
 export async function sweep(
   runtime: Runtime,
@@ -47,7 +48,8 @@ export async function sweep(
           const message = recoveryMessage(delivery);
           return message ? [{ delivery, message }] : [];
         });
-        // Move, then send: a crash between leaves the row moved, for a later sweep (send-then-move would waste messages on changed rows); moved rows leave this query's range, so later pages are unaffected.
+        // Move, then send: a crash between leaves the row moved, for a later sweep (send-then-move would waste messages
+        // on changed rows); moved rows leave this query's range, so later pages are unaffected.
         const moved = await pMap(
           recoveries,
           async ({ delivery, message }) =>
@@ -77,8 +79,8 @@ export async function sweep(
 }
 
 /**
- * Fans out outbox events created at or before `beforeMs` (epoch ms) and not yet fanned out, page by page per shard (D6, D14); younger events are never
- * read. Returns the events handled; throws only on store or queue errors.
+ * Fans out outbox events created at or before `beforeMs` (epoch ms) and not yet fanned out, page by page per shard (D6,
+ * D14); younger events are never read. Returns the events handled; throws only on store or queue errors.
  */
 export async function relayOutbox(
   runtime: Pick<Runtime, 'store' | 'clock' | 'deliveryQueue'>,

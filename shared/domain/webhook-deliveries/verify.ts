@@ -1,6 +1,6 @@
 /**
- * Receiver-side webhook verification (interface "Webhook trust", "Events", "Limits": 300 s window, event ids kept ≥ 24 h). Depends only on
- * `node:crypto`, so a customer can copy this file into their receiver.
+ * Receiver-side webhook verification (interface "Webhook trust", "Events", "Limits": 300 s window, event ids kept ≥ 24
+ * h). Depends only on `node:crypto`, so a customer can copy this file into their receiver.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
@@ -84,7 +84,8 @@ export interface VerifyWebhookInput {
 }
 
 /**
- * Verifies one delivery (interface "Webhook trust"): headers, signature (constant-time, v1/v0), freshness (both directions), body, header/body match, dedup last.
+ * Verifies one delivery (interface "Webhook trust"): headers, signature (constant-time, v1/v0), freshness (both
+ * directions), body, header/body match, dedup last.
  * @throws {@link WebhookVerificationError}: answer 2xx for `duplicate_event` (drop the event), 4xx otherwise.
  */
 export async function verifyWebhook<TData = Record<string, unknown>>(

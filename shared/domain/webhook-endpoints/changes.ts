@@ -27,8 +27,9 @@ import { openEndpointSecrets, sealEndpointSecrets } from './secrets.js';
 /** The use cases that change webhook endpoints (DESIGN D6, D8, D14): create, update, delete, rotate the secret. */
 
 /**
- * Registers an HTTPS endpoint (D8); the creator must hold each event's ability. Returns the secret this once; stored only sealed (D16).
- * Errors: TOKEN_MISSING_ABILITY, CONFLICT ({@link MAX_ENDPOINTS_PER_TEAM}), TIER_LIMIT_REACHED (D20).
+ * Registers an HTTPS endpoint (D8); the creator must hold each event's ability. Returns the secret this once; stored
+ * only sealed (D16). Errors: TOKEN_MISSING_ABILITY, CONFLICT ({@link MAX_ENDPOINTS_PER_TEAM}), TIER_LIMIT_REACHED
+ * (D20).
  */
 export async function createWebhookEndpoint(
   runtime: UnitOfWorkRuntime & IntegrationRuntime,

@@ -41,8 +41,9 @@ export type SlotAcquisition =
   { kind: 'acquired'; endpoint: StoredWebhookEndpoint } | { kind: 'full' } | { kind: 'stopped' };
 
 /**
- * Takes an endpoint concurrency slot for `deliveryId` until `leaseUntilMs` (epoch ms) in one conditional update that returns the endpoint (D24, D14);
- * expired slots are reclaimed once when full. Returns `acquired`, `full` or `stopped` (deleted or disabled). Throws only on store errors.
+ * Takes an endpoint concurrency slot for `deliveryId` until `leaseUntilMs` (epoch ms) in one conditional update that
+ * returns the endpoint (D24, D14); expired slots are reclaimed once when full. Returns `acquired`, `full` or `stopped`
+ * (deleted or disabled). Throws only on store errors.
  */
 export async function acquireDeliverySlot(
   store: Store,

@@ -41,7 +41,10 @@ export const deleteWebhookEndpoint: OperationHandler<Operations['deleteWebhookEn
   { runtime, principal },
 ) => remove(runtime, principal, input.id);
 
-/** `POST /v1/webhook-endpoints/{id}/rotate-secret` / `rotate_webhook_endpoint_secret`: API rotation (`v1` only at once, DESIGN D8). */
+/**
+ * `POST /v1/webhook-endpoints/{id}/rotate-secret` / `rotate_webhook_endpoint_secret`: API rotation (`v1` only at once,
+ * DESIGN D8).
+ */
 export const rotateWebhookEndpointSecret: OperationHandler<Operations['rotateWebhookEndpointSecret']> = async (
   input,
   { runtime, principal },

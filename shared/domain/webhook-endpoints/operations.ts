@@ -11,7 +11,10 @@ import {
   WebhookEndpointWithSecret,
 } from './schema.js';
 
-/** The webhook endpoint operations (interface "Webhook endpoint", DESIGN D6, D8, D13). All need `webhook-endpoint:manage` and are team-wide. */
+/**
+ * The webhook endpoint operations (interface "Webhook endpoint", DESIGN D6, D8, D13). All need
+ * `webhook-endpoint:manage` and are team-wide.
+ */
 export const webhookEndpointsModule = defineModule({
   folder: 'webhook-endpoints',
   operations: {

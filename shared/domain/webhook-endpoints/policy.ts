@@ -22,7 +22,9 @@ export const MAX_CONCURRENCY_LIMIT = 50;
  */
 export const CAP_FULL_DELAY_SECONDS = 2;
 
-/** Dashboard rotation keeps the previous secret this long (SECONDS; interface "Limits": dual-sign window, DESIGN D8). */
+/**
+ * Dashboard rotation keeps the previous secret this long (SECONDS; interface "Limits": dual-sign window, DESIGN D8).
+ */
 const DUAL_SIGNING_WINDOW_SECONDS = 24 * 60 * 60;
 
 /** Consecutive failed attempts (any events) that disable an endpoint (interface "Limits", DESIGN D8). */

@@ -20,25 +20,37 @@ const StoredWebhookEndpointRecord = z.extend(
   }),
   {
     team_id: z.string(),
-    /** The signing secret and, after a dashboard rotation, the previous one, sealed together (`secrets.ts`, D16): never in clear in the item. */
+    /**
+     * The signing secret and, after a dashboard rotation, the previous one, sealed together (`secrets.ts`, D16): never
+     * in clear in the item.
+     */
     sealed_secrets: SealedSecret,
-    /** Epoch MILLISECONDS until which the previous secret also signs (`v0`); null when there is no dual-signing window. */
+    /**
+     * Epoch MILLISECONDS until which the previous secret also signs (`v0`); null when there is no dual-signing window.
+     */
     previous_secret_expires_at_ms: z.nullable(z.number()),
     /** Token that created the endpoint, and its abilities at that time: the "endpoint owner" (D6, D10). */
     owner_token_id: z.string(),
-    // An ability since dropped from the catalogue grants nothing: it is left out, never a parse error that would stop deliveries.
+    // An ability since dropped from the catalogue grants nothing: it is left out, never a parse error that would stop
+    // deliveries.
     owner_abilities: z.pipe(
       z.array(z.string()),
       z.transform((abilities) => abilities.filter(isAbility)),
     ),
     /** The attempts in flight (D24): delivery id → epoch MILLISECONDS at which that slot's lease runs out. */
     in_flight: z.record(z.string(), z.number()),
-    /** Raised by every write that changes how a delivery is sent, so a dispatcher's cached copy is used only while current. */
+    /**
+     * Raised by every write that changes how a delivery is sent, so a dispatcher's cached copy is used only while
+     * current.
+     */
     revision: z.number().check(z.int(), z.nonnegative()),
   },
 );
 
-/** The stored endpoint (see {@link StoredWebhookEndpointRecord}): public fields, team, sealed secrets, owner, slots and revision. */
+/**
+ * The stored endpoint (see {@link StoredWebhookEndpointRecord}): public fields, team, sealed secrets, owner, slots and
+ * revision.
+ */
 export type StoredWebhookEndpoint = z.output<typeof StoredWebhookEndpointRecord>;
 
 /**
@@ -50,7 +62,10 @@ export const parseStoredWebhookEndpoint = recordParser(entity.webhookEndpoint, S
 /** What an attempt's failure count update returns (`UPDATED_NEW`): the endpoint's consecutive failures. */
 const StoredFailureCount = z.object({ consecutive_failures: WebhookEndpoint.shape.consecutive_failures });
 
-/** The failure count an update of the endpoint at `key` returned (throws StoredRecordError naming that key when it does not match). */
+/**
+ * The failure count an update of the endpoint at `key` returned (throws StoredRecordError naming that key when it does
+ * not match).
+ */
 export function parseStoredFailureCount(attributes: Item, key: Key): number {
   return parseItem(
     entity.webhookEndpoint,

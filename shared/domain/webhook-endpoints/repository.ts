@@ -35,7 +35,10 @@ export function publicEndpoint(item: StoredWebhookEndpoint): WebhookEndpoint {
   };
 }
 
-/** Reads the stored endpoint (with its sealed secrets) or null. Strongly consistent. Throws StoredRecordError for an item that does not match its record schema. */
+/**
+ * Reads the stored endpoint (with its sealed secrets) or null. Strongly consistent. Throws StoredRecordError for an
+ * item that does not match its record schema.
+ */
 export async function loadWebhookEndpoint(
   runtime: Pick<Runtime, 'store'>,
   teamId: string,
@@ -103,7 +106,10 @@ export async function cachedWebhookEndpoint(
   return endpoint;
 }
 
-/** Keeps `endpoint` (as just read from `store`) as the process's copy for {@link cachedWebhookEndpoint}, dropping the oldest beyond {@link ENDPOINT_CACHE_SIZE}. */
+/**
+ * Keeps `endpoint` (as just read from `store`) as the process's copy for {@link cachedWebhookEndpoint}, dropping the
+ * oldest beyond {@link ENDPOINT_CACHE_SIZE}.
+ */
 export function rememberWebhookEndpoint(store: Store, endpoint: StoredWebhookEndpoint): void {
   const key = copyKey(store, endpoint.team_id, endpoint.id);
   endpointCopies.delete(key);
@@ -111,7 +117,10 @@ export function rememberWebhookEndpoint(store: Store, endpoint: StoredWebhookEnd
   if (endpointCopies.size > ENDPOINT_CACHE_SIZE) endpointCopies.delete(endpointCopies.keys().next().value!);
 }
 
-/** Opened signing secrets by table, team and endpoint, with the endpoint revision they belong to (oldest first, at most {@link ENDPOINT_CACHE_SIZE}). */
+/**
+ * Opened signing secrets by table, team and endpoint, with the endpoint revision they belong to (oldest first, at most
+ * {@link ENDPOINT_CACHE_SIZE}).
+ */
 const openedSecrets = new Map<string, { revision: number; secrets: Promise<EndpointSecrets> }>();
 
 /**

@@ -20,7 +20,10 @@ const IpAddressOrRange = z
   .union([z.ipv4(), z.ipv6(), z.cidrv4(), z.cidrv6()])
   .check(z.describe('An IPv4 or IPv6 address, or a CIDR range.'));
 
-/** Attempts in flight at once to one endpoint (DESIGN D24): 1 to {@link MAX_CONCURRENCY_LIMIT}, default {@link DEFAULT_MAX_CONCURRENCY}. */
+/**
+ * Attempts in flight at once to one endpoint (DESIGN D24): 1 to {@link MAX_CONCURRENCY_LIMIT}, default {@link
+ * DEFAULT_MAX_CONCURRENCY}.
+ */
 const MaxConcurrency = z
   .number()
   .check(

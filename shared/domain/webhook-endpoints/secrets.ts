@@ -14,19 +14,28 @@ import {
  * dashboard rotation; never returned by a read.
  */
 
-/** The opened signing secrets of an endpoint: the current `whsec_...` and, after a dashboard rotation, the previous one. */
+/**
+ * The opened signing secrets of an endpoint: the current `whsec_...` and, after a dashboard rotation, the previous one.
+ */
 export interface EndpointSecrets {
   secret: string;
-  /** The secret before the last dashboard rotation (signs `v0` until `previous_secret_expires_at_ms`); null otherwise. */
+  /**
+   * The secret before the last dashboard rotation (signs `v0` until `previous_secret_expires_at_ms`); null otherwise.
+   */
   previous_secret: string | null;
 }
 
-/** The encryption context of an endpoint's secrets: its team and id (a sealed value copied to another endpoint does not open). */
+/**
+ * The encryption context of an endpoint's secrets: its team and id (a sealed value copied to another endpoint does not
+ * open).
+ */
 function contextOf(teamId: string, endpointId: string): EncryptionContext {
   return { kind: 'webhook_endpoint', team_id: teamId, endpoint_id: endpointId };
 }
 
-/** Seals `secrets` of endpoint `endpointId` of `teamId` under a new data key of `kek` (one `GenerateDataKey` on AWS). */
+/**
+ * Seals `secrets` of endpoint `endpointId` of `teamId` under a new data key of `kek` (one `GenerateDataKey` on AWS).
+ */
 export async function sealEndpointSecrets(
   kek: KeyEncryptionKey,
   teamId: string,

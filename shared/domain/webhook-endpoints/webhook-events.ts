@@ -1,7 +1,10 @@
 import * as z from '../../schemas/zod.js';
 import { defineEvent } from '../define-facts.js';
 
-/** Webhook endpoints' webhook event (`webhook_endpoint.test`, DESIGN D6): sent by "send test event" to one endpoint only. */
+/**
+ * Webhook endpoints' webhook event (`webhook_endpoint.test`, DESIGN D6): sent by "send test event" to one endpoint
+ * only.
+ */
 export const webhookEndpointsEvents = [
   defineEvent(
     'webhook_endpoint.test',

@@ -2,9 +2,9 @@ import { defineModule, defineOperation } from '../../operations/definition.js';
 import { WebhookReplay, WebhookReplayIdParams } from './schema.js';
 
 /**
- * The replay job operations (DESIGN D25). A job is created by `replayDeadWebhookDeliveries`
- * (`POST /v1/webhook-deliveries/replay-dead`, in `../webhook-deliveries/operations.ts`); here it is read.
- * No tool binding: the tool catalogue holds the interface's tools, and `replay_dead_webhook_deliveries` returns the job.
+ * The replay job operations (DESIGN D25). A job is created by `replayDeadWebhookDeliveries` (`POST
+ * /v1/webhook-deliveries/replay-dead`, in `../webhook-deliveries/operations.ts`); here it is read. No tool binding: the
+ * tool catalogue holds the interface's tools, and `replay_dead_webhook_deliveries` returns the job.
  */
 export const webhookReplaysModule = defineModule({
   folder: 'webhook-replays',

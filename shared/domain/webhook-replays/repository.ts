@@ -41,8 +41,9 @@ export function sourceOf(job: Pick<WebhookReplay, 'filters'>): ReplaySource {
 }
 
 /**
- * Creates a replay job (D25) over `since_hours` back to `until` (≤ now); dry runs and empty jobs are stored `completed`, others `running` with batch 1
- * queued. Returns the job (202). Throws VALIDATION_FAILED when `until` precedes the window; otherwise only store or queue errors.
+ * Creates a replay job (D25) over `since_hours` back to `until` (≤ now); dry runs and empty jobs are stored
+ * `completed`, others `running` with batch 1 queued. Returns the job (202). Throws VALIDATION_FAILED when `until`
+ * precedes the window; otherwise only store or queue errors.
  */
 export async function createReplayJob(
   runtime: Pick<Runtime, 'store' | 'clock' | 'deliveryQueue'>,

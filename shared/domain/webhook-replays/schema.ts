@@ -10,7 +10,10 @@ import { REPLAYABLE_STATUSES } from '../webhook-deliveries/schema.js';
  * (`../webhook-deliveries/schema.ts`, the body of that operation).
  */
 
-/** A replay job's statuses: `running` (batches still to do) and `completed` (every batch done; a dry run is completed at once). */
+/**
+ * A replay job's statuses: `running` (batches still to do) and `completed` (every batch done; a dry run is completed at
+ * once).
+ */
 const REPLAY_STATUSES = ['running', 'completed'] as const;
 
 /** The filters a job was created with, as it applies them (absolute times). */

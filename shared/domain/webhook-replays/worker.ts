@@ -22,12 +22,16 @@ import { sourceOf } from './repository.js';
  * names the job, so a batch run twice (a crash, a duplicate message) never replays one twice.
  */
 
-/** What one `replay_batch` message did: a batch done and the next queued, the last batch done, or nothing (stale or duplicate). */
+/**
+ * What one `replay_batch` message did: a batch done and the next queued, the last batch done, or nothing (stale or
+ * duplicate).
+ */
 export type ReplayBatchOutcome = 'replay_batch' | 'replay_completed' | 'skipped';
 
 /**
- * Runs a running job's next batch ({@link REPLAY_BATCH_SIZE} deliveries back to `pending` + attempt 1 queued), records progress, queues the next batch;
- * crash-safe and `replayed` stays exact. Returns the {@link ReplayBatchOutcome}; throws only on store or queue errors.
+ * Runs a running job's next batch ({@link REPLAY_BATCH_SIZE} deliveries back to `pending` + attempt 1 queued), records
+ * progress, queues the next batch; crash-safe and `replayed` stays exact. Returns the {@link ReplayBatchOutcome};
+ * throws only on store or queue errors.
  */
 export async function processReplayBatch(runtime: Runtime, message: ReplayBatchMessage): Promise<ReplayBatchOutcome> {
   const job = await replayJobStore.load(runtime.store, message.team_id, message.replay_id);

@@ -24,8 +24,9 @@ import { createWelcomeLink } from '../welcome-links.js';
 import { MemberPage } from './layout.js';
 
 /**
- * The join page of a project (DESIGN D26): a free plan subscribes an e-mail at once, a code is a D18 redemption, a Stripe-synced paid plan goes to Checkout, other paid plans
- * show as unavailable. Writes run the registry's operations with the project's `joinPrincipal`, activity surface `portal`.
+ * The join page of a project (DESIGN D26): a free plan subscribes an e-mail at once, a code is a D18 redemption, a
+ * Stripe-synced paid plan goes to Checkout, other paid plans show as unavailable. Writes run the registry's operations
+ * with the project's `joinPrincipal`, activity surface `portal`.
  */
 
 /** A project whose join page exists: its team, the principal joins act as, and the project. */
@@ -35,7 +36,10 @@ export interface JoinContext {
   project: Project;
 }
 
-/** The join context of `projectId`, or null when there is no such (active) project of a live team: the caller answers the one 404. */
+/**
+ * The join context of `projectId`, or null when there is no such (active) project of a live team: the caller answers
+ * the one 404.
+ */
 export async function joinContext(request: PublicRequest, projectId: string): Promise<JoinContext | null> {
   const { store } = request.runtime;
   const teamId = await teamOfProject(store, projectId);
@@ -52,7 +56,10 @@ export async function joinContext(request: PublicRequest, projectId: string): Pr
   }
 }
 
-/** How a plan can be joined: free (an e-mail), checkout (Stripe), or not at all (a paid plan without a synced provider price). */
+/**
+ * How a plan can be joined: free (an e-mail), checkout (Stripe), or not at all (a paid plan without a synced provider
+ * price).
+ */
 function joinKind(project: Project, plan: Plan): 'free' | 'checkout' | 'unavailable' {
   if (plan.amount === 0) return 'free';
   const synced =
@@ -79,7 +86,10 @@ const INTERVALS: Record<Plan['interval'], [string, string]> = {
   one_time: ['', ''],
 };
 
-/** A plan's price and period for people: "€9.00 per month", "€20.00 every 3 months", "€5.00 once, 30 days of access", "Free". */
+/**
+ * A plan's price and period for people: "€9.00 per month", "€20.00 every 3 months", "€5.00 once, 30 days of access",
+ * "Free".
+ */
 export function priceLabel(plan: Plan): string {
   const price = plan.amount === 0 ? 'Free' : formatPrice(plan.amount, plan.currency);
   if (plan.interval === 'one_time')
@@ -252,7 +262,10 @@ export async function joinPlan(
   return toWelcome(request, context, subscription.result);
 }
 
-/** `POST /join/{project_id}/code`: redeems the code (DESIGN D18) for a new subscriber with the e-mail, then shows the welcome page. */
+/**
+ * `POST /join/{project_id}/code`: redeems the code (DESIGN D18) for a new subscriber with the e-mail, then shows the
+ * welcome page.
+ */
 export async function redeemCode(request: PublicRequest, context: JoinContext): Promise<ApiGatewayResult> {
   const email = formText(request.form, 'email');
   const redemption = await run<AccessCodeRedemption>(

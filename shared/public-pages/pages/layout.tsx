@@ -38,7 +38,10 @@ export function MemberPage(props: { title: string; site?: string; children?: Chi
   );
 }
 
-/** The one "not found" page of every public route: no such project, not yours, an unknown or expired link all look the same. */
+/**
+ * The one "not found" page of every public route: no such project, not yours, an unknown or expired link all look the
+ * same.
+ */
 export function NotFoundPage(): Html {
   return (
     <MemberPage title="Page not found">

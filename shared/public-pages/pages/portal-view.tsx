@@ -132,7 +132,10 @@ const DISCORD_LINK_STATES: Record<DiscordLinkState, string> = {
     'Your Discord authorization has expired or was revoked: link your Discord account again to keep joining the server with your roles.',
 };
 
-/** The Discord section of a Discord project's portal: the subscriber's link state, and the link to (re)link an account (DESIGN D28). */
+/**
+ * The Discord section of a Discord project's portal: the subscriber's link state, and the link to (re)link an account
+ * (DESIGN D28).
+ */
 function DiscordAccess(props: { projectId: string; state: DiscordLinkState; outcome: string | null }): Html {
   const outcome = props.outcome ? DISCORD_OUTCOMES[props.outcome] : undefined;
   return (

@@ -19,8 +19,10 @@ import type { ManageLink } from './welcome.js';
 import { portalPath, portalView, signedOut } from './portal-view.js';
 
 /**
- * The subscriber portal (DESIGN D27, D28): a one-time link opens a session (cookie scoped to `/portal`) showing subscriptions, platform access and payments, with its actions.
- * Everything runs with the session's `subscriberPrincipal` (surface `portal`), so a subscriber only sees and changes their own objects; every POST carries the CSRF token.
+ * The subscriber portal (DESIGN D27, D28): a one-time link opens a session (cookie scoped to `/portal`) showing
+ * subscriptions, platform access and payments, with its actions. Everything runs with the session's
+ * `subscriberPrincipal` (surface `portal`), so a subscriber only sees and changes their own objects; every POST carries
+ * the CSRF token.
  */
 
 /** A portal page: `match` holds the path, the project id and (for subscription actions) the subscription id. */
@@ -192,7 +194,10 @@ const signOut = portalAction(async (request, _projectId, _subscriptionId, signed
   return signedOut(200, [clearedPortalCookie()]);
 });
 
-/** The portal's routes under `/portal` (Hono paths; `:project` and `:subscription` are UUIDs), served after the per-IP limit. */
+/**
+ * The portal's routes under `/portal` (Hono paths; `:project` and `:subscription` are UUIDs), served after the per-IP
+ * limit.
+ */
 export const PORTAL_ROUTES: ReadonlyArray<{ method: 'GET' | 'POST'; path: string; handle: PortalHandler }> = [
   { method: 'GET', path: `/${PROJECT}/sign-in`, handle: signIn },
   { method: 'GET', path: `/${PROJECT}`, handle: portalPage },
@@ -204,7 +209,10 @@ export const PORTAL_ROUTES: ReadonlyArray<{ method: 'GET' | 'POST'; path: string
   { method: 'GET', path: `/${PROJECT}/discord/callback`, handle: discordCallback },
 ];
 
-/** The welcome page's "Manage your membership" link: a fresh one-time portal link (its path) for the subscription's subscriber. */
+/**
+ * The welcome page's "Manage your membership" link: a fresh one-time portal link (its path) for the subscription's
+ * subscriber.
+ */
 export function portalManageLink(request: PublicRequest): ManageLink {
   return async (teamId, subscription) =>
     (await createPortalLink(request.runtime, teamId, subscription.project_id, subscription.subscriber_id)).path;

@@ -15,8 +15,9 @@ import type { JoinContext } from './join.js';
 import { MemberPage, NotFoundPage } from './layout.js';
 
 /**
- * The welcome page after a join (DESIGN D26): `?session_id=` (Stripe Checkout) or `?subscription=&t=` (signed welcome link); polls with htmx every 2 seconds until access is granted.
- * A forged or foreign link shows the one "not found" page and grants nothing.
+ * The welcome page after a join (DESIGN D26): `?session_id=` (Stripe Checkout) or `?subscription=&t=` (signed welcome
+ * link); polls with htmx every 2 seconds until access is granted. A forged or foreign link shows the one "not found"
+ * page and grants nothing.
  */
 
 /** Statuses during which the welcome page keeps polling: access may still come. */

@@ -133,7 +133,10 @@ export async function readBatchState(
   return batch ? parseStoredBatchState(batch).state : undefined;
 }
 
-/** The code `presented` among a project's codes (its lookup item by digest, strongly consistent): id and batch, or undefined. */
+/**
+ * The code `presented` among a project's codes (its lookup item by digest, strongly consistent): id and batch, or
+ * undefined.
+ */
 export async function readCodeLookup(
   store: Store,
   teamId: string,

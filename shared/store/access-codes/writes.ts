@@ -139,7 +139,9 @@ export function activateBatch(tx: Transaction, teamId: string, projectId: string
   });
 }
 
-/** Moves a batch from `pending` to `discarded`. Throws ConditionFailedError when it is not pending (e.g. it committed). */
+/**
+ * Moves a batch from `pending` to `discarded`. Throws ConditionFailedError when it is not pending (e.g. it committed).
+ */
 export async function discardPendingBatch(
   store: Store,
   teamId: string,
@@ -155,7 +157,10 @@ export async function discardPendingBatch(
   });
 }
 
-/** Adds the deletion of written codes of a batch: each code item, and its lookup and reference items if still of this batch. */
+/**
+ * Adds the deletion of written codes of a batch: each code item, and its lookup and reference items if still of this
+ * batch.
+ */
 export function deleteCodes(
   tx: Transaction,
   teamId: string,
@@ -213,7 +218,10 @@ export function writeCodeUse(
   });
 }
 
-/** Adds the redemption item of a code by a subscriber for a subscription at `now`; `alreadyRedeemed` answers one that exists. */
+/**
+ * Adds the redemption item of a code by a subscriber for a subscription at `now`; `alreadyRedeemed` answers one that
+ * exists.
+ */
 export function putRedemption(
   tx: Transaction,
   teamId: string,
@@ -235,7 +243,10 @@ export function putRedemption(
   );
 }
 
-/** Adds the revocation of a live code at `now` (ISO 8601); `noLongerActive` answers a code used up, revoked or expired meanwhile. */
+/**
+ * Adds the revocation of a live code at `now` (ISO 8601); `noLongerActive` answers a code used up, revoked or expired
+ * meanwhile.
+ */
 export function revokeCode(
   tx: Transaction,
   teamId: string,
@@ -252,7 +263,10 @@ export function revokeCode(
   });
 }
 
-/** Adds the expiry at `now` (ISO 8601) of a stored code item, conditional on it being unchanged: active, unused since read, expired. */
+/**
+ * Adds the expiry at `now` (ISO 8601) of a stored code item, conditional on it being unchanged: active, unused since
+ * read, expired.
+ */
 export function expireCode(tx: Transaction, read: Item, now: string): void {
   tx.update(
     { pk: read.pk, sk: read.sk },

@@ -136,7 +136,9 @@ export async function listPaymentsOfProject(
   return { data: result.items.map(map), next_cursor: encodeCursor(result.lastEvaluatedKey) };
 }
 
-/** The lookup of a provider payment: our payment and the subscription it pays for, or undefined (strongly consistent). */
+/**
+ * The lookup of a provider payment: our payment and the subscription it pays for, or undefined (strongly consistent).
+ */
 export async function readProviderPaymentRef(
   store: Store,
   teamId: string,

@@ -27,7 +27,9 @@ export function reservationsOf(item: Item): Record<string, StoredReservation> {
   return (item[RESERVATIONS] ?? {}) as Record<string, StoredReservation>;
 }
 
-/** Replaces a payment's refund reservations with `reservations` (revision + 1), conditional on the revision of `read`. */
+/**
+ * Replaces a payment's refund reservations with `reservations` (revision + 1), conditional on the revision of `read`.
+ */
 export async function writeRefundReservations(
   store: Store,
   teamId: string,
@@ -124,7 +126,10 @@ export function writePaymentChange(
   });
 }
 
-/** Adds the lookup item of a provider payment (→ payment, subscription), conditional on it being new (a second payment loses). */
+/**
+ * Adds the lookup item of a provider payment (→ payment, subscription), conditional on it being new (a second payment
+ * loses).
+ */
 export function putProviderPaymentRef(
   tx: Transaction,
   teamId: string,

@@ -81,7 +81,10 @@ const parseInviteLinkOwner = recordParser(
   z.object({ subscriber_id: z.string(), revoked_at: z.optional(z.string()) }),
 );
 
-/** The owner of the invite link `url` (one strongly consistent GetItem): its subscriber id and revocation time, or undefined. */
+/**
+ * The owner of the invite link `url` (one strongly consistent GetItem): its subscriber id and revocation time, or
+ * undefined.
+ */
 export async function readInviteLinkOwner(
   store: Store,
   teamId: string,

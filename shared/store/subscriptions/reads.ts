@@ -22,7 +22,9 @@ export async function readSubscription(
   return store.get(keys.subscription(teamId, subscriptionId));
 }
 
-/** The `revision` of a subscription (one projected GetItem; 0 when stored without one), or undefined when it is gone. */
+/**
+ * The `revision` of a subscription (one projected GetItem; 0 when stored without one), or undefined when it is gone.
+ */
 export async function readSubscriptionRevision(
   store: Store,
   teamId: string,
@@ -35,7 +37,10 @@ export async function readSubscriptionRevision(
 /** The list filters {@link listProjectSubscriptions} and {@link listSubscriberSubscriptions} take. */
 type ListQuery = Pick<ListSubscriptionsQuery, 'limit' | 'cursor' | 'status' | 'plan_id'>;
 
-/** The stored item of `deadline` (its team, kind and subject; strongly consistent), or undefined once applied or dropped. */
+/**
+ * The stored item of `deadline` (its team, kind and subject; strongly consistent), or undefined once applied or
+ * dropped.
+ */
 export async function readDeadlineItem(
   store: Store,
   deadline: { teamId: string; kind: string; subjectId: string },

@@ -93,7 +93,8 @@ export function checkSubscriptionUnchanged(tx: Transaction, teamId: string, subs
 
 /**
  * Adds the subscription's index item in its subscriber's partition (put whole, D15): `status`, `ends_at`,
- * `current_period_end`, `plan_id`, `status_changed_at`. Unconditional: the subscription's own write carries the revision.
+ * `current_period_end`, `plan_id`, `status_changed_at`. Unconditional: the subscription's own write carries the
+ * revision.
  */
 export function writeSubscriptionIndex(tx: Transaction, teamId: string, subscription: Subscription): void {
   tx.put({
@@ -156,7 +157,10 @@ export function countSubscriptionEnded(tx: Transaction, teamId: string, projectI
   countOneLess(tx, keys.plan(teamId, planId));
 }
 
-/** Moves a live subscription's count from plan `fromPlanId` to `toPlanId`, which must be active (`toPlanInactive` otherwise). */
+/**
+ * Moves a live subscription's count from plan `fromPlanId` to `toPlanId`, which must be active (`toPlanInactive`
+ * otherwise).
+ */
 export function countSubscriptionMoved(
   tx: Transaction,
   teamId: string,
@@ -196,7 +200,10 @@ export function moveLivePlanCounter(
   });
 }
 
-/** Adds + 1 to the subscriber's live counter of `planId`, conditional on it existing and not banned (`bannedOrGone` otherwise). */
+/**
+ * Adds + 1 to the subscriber's live counter of `planId`, conditional on it existing and not banned (`bannedOrGone`
+ * otherwise).
+ */
 export function countLivePlanOfSubscriber(
   tx: Transaction,
   teamId: string,
@@ -220,7 +227,10 @@ export function moveDeadline(tx: Transaction, deadline: Deadline, fromDueAt: str
   tx.put(deadlineItem(deadline), { condition: guard.condition, values: guard.values });
 }
 
-/** Adds the write of a subscription's `invite_links`, conditional on its revision still being `revision` (raised by one). */
+/**
+ * Adds the write of a subscription's `invite_links`, conditional on its revision still being `revision` (raised by
+ * one).
+ */
 export function writeInviteLinks(
   tx: Transaction,
   teamId: string,

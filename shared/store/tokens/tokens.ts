@@ -13,7 +13,10 @@ import { ITEM_EXISTS, ITEM_ABSENT, conditionally } from '../expressions.js';
  * `revoked_at`, `last_used_at` and `member_id` are absent until set, so `if_not_exists` keeps the first time.
  */
 
-/** A new token as stored: its record (absent fields left undefined) plus the secret's hash, the team snapshot and the TTL. */
+/**
+ * A new token as stored: its record (absent fields left undefined) plus the secret's hash, the team snapshot and the
+ * TTL.
+ */
 export type NewStoredToken = StoredToken & {
   /** The table's TTL attribute (epoch SECONDS), after the expiry `expires_at_ms`; undefined: never expires. */
   expires_at: number | undefined;
@@ -173,7 +176,10 @@ export const tokenStore = {
     );
   },
 
-  /** Replaces a token's abilities `read` with `allowed`, on condition that they are still `read`. False when they changed or the token is gone. */
+  /**
+   * Replaces a token's abilities `read` with `allowed`, on condition that they are still `read`. False when they
+   * changed or the token is gone.
+   */
   narrow(store: Store, tokenId: string, read: readonly Ability[], allowed: readonly Ability[]): Promise<boolean> {
     return conditionally(
       store.update({
@@ -185,7 +191,10 @@ export const tokenStore = {
     );
   },
 
-  /** The stored tokens of `tokenIds` that exist (one strongly consistent BatchGetItem of up to 100), in no particular order. */
+  /**
+   * The stored tokens of `tokenIds` that exist (one strongly consistent BatchGetItem of up to 100), in no particular
+   * order.
+   */
   async loadMany(store: Store, tokenIds: readonly string[]): Promise<StoredToken[]> {
     return (await store.batchGet(tokenIds.map((tokenId) => keys.token(tokenId)))).map(parseStoredToken);
   },

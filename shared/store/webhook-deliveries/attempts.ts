@@ -15,13 +15,18 @@ import { conditionally } from '../expressions.js';
 /** When a lease may be taken and until when it holds (epoch ms), as the dispatcher's policy decides. */
 export interface LeaseTerms {
   nowMs: number;
-  /** The lease runs out then; while in flight the delivery sits in the pending index at this time (the sweeper's cue). */
+  /**
+   * The lease runs out then; while in flight the delivery sits in the pending index at this time (the sweeper's cue).
+   */
   leaseUntilMs: number;
   /** A pending delivery due at or before this time may be leased (a timer may fire a little early). */
   dueLimitMs: number;
 }
 
-/** What {@link deliveryAttempts.leaseWithSlot} found: both taken, the delivery not leasable, the slot refused (the endpoint as found, absent when deleted), or a conflict. */
+/**
+ * What {@link deliveryAttempts.leaseWithSlot} found: both taken, the delivery not leasable, the slot refused (the
+ * endpoint as found, absent when deleted), or a conflict.
+ */
 export type LeaseWithSlot =
   | { kind: 'leased' }
   | { kind: 'lease_refused' }
@@ -102,9 +107,9 @@ export const deliveryAttempts = {
   },
 
   /**
-   * Takes the lease (with room in the attempt log for one more record: fewer than `maxLog`) and the endpoint's
-   * slot `slot` (a transaction item that reports the endpoint as found when refused) in ONE TransactWriteItems,
-   * without reading the delivery (DESIGN D7, D24). Nothing is written unless both are taken. Throws only on store errors.
+   * Takes the lease (with room in the attempt log for one more record: fewer than `maxLog`) and the endpoint's slot
+   * `slot` (a transaction item that reports the endpoint as found when refused) in ONE TransactWriteItems, without
+   * reading the delivery (DESIGN D7, D24). Nothing is written unless both are taken. Throws only on store errors.
    */
   async leaseWithSlot(
     store: Store,

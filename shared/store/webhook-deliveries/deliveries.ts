@@ -48,7 +48,10 @@ function fanOutItems({ event, deliveries }: FanOutWrite, nowIso: string): Transa
   ];
 }
 
-/** One transaction of several fan-outs' items (an event without deliveries: its mark alone, one UpdateItem); when it is cancelled, each fan-out alone. */
+/**
+ * One transaction of several fan-outs' items (an event without deliveries: its mark alone, one UpdateItem); when it is
+ * cancelled, each fan-out alone.
+ */
 async function writePack(store: Store, pack: readonly TransactionItem[][]): Promise<boolean[]> {
   try {
     const items = pack.flat();
@@ -71,8 +74,8 @@ export const deliveryStore = {
   },
 
   /**
-   * One page of the team's deliveries, newest first, optionally only one endpoint's, status's and event type's
-   * (applied by DynamoDB: a page may be short while `next_cursor` is set). Errors: VALIDATION_FAILED for a foreign cursor.
+   * One page of the team's deliveries, newest first, optionally only one endpoint's, status's and event type's (applied
+   * by DynamoDB: a page may be short while `next_cursor` is set). Errors: VALIDATION_FAILED for a foreign cursor.
    */
   page(
     store: Store,
@@ -113,7 +116,8 @@ export const deliveryStore = {
       else packs.push({ first: index, items: [items] });
     });
     const written: boolean[] = [];
-    // One transaction at a time: the relay already reads shards in parallel, and route bundles that write a single delivery stay free of p-map.
+    // One transaction at a time: the relay already reads shards in parallel, and route bundles that write a single
+    // delivery stay free of p-map.
     for (const pack of packs)
       (await writePack(store, pack.items)).forEach((result, offset) => (written[pack.first + offset] = result));
     return written;

@@ -1,6 +1,9 @@
 import { keys, secondaryIndex, workerIndexShard } from '../keys.js';
 
-/** Where delivery items sit in the sparse secondary index (DESIGN D7, D14): its attribute names and the pending-deliveries keys. */
+/**
+ * Where delivery items sit in the sparse secondary index (DESIGN D7, D14): its attribute names and the
+ * pending-deliveries keys.
+ */
 
 /** Attribute names of the sparse index (`gsi1pk`, `gsi1sk`), written into the delivery adapters' expressions. */
 export const INDEX_PK = secondaryIndex.partitionKey;

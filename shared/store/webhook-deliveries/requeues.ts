@@ -20,7 +20,10 @@ import { isCancelled } from './cancelled.js';
  * (epoch SECONDS) the retention policy gives what is written.
  */
 
-/** Which deliveries a replay job reads (DESIGN D25): a status, a time window (ISO, inclusive) and optional endpoint and event filters. */
+/**
+ * Which deliveries a replay job reads (DESIGN D25): a status, a time window (ISO, inclusive) and optional endpoint and
+ * event filters.
+ */
 export interface ReplaySource {
   status: 'dead' | 'skipped';
   sinceIso: string;
@@ -66,7 +69,9 @@ function requeueUpdate(
   };
 }
 
-/** The transaction items of a dead → pending transition: {@link requeueUpdate} and the deletion of the dead-letter copy. */
+/**
+ * The transaction items of a dead → pending transition: {@link requeueUpdate} and the deletion of the dead-letter copy.
+ */
 function deadRequeueItems(delivery: DeadLetterRef, nowMs: number, expiresAt: number, replayId?: string) {
   return [
     { Update: requeueUpdate(delivery, 'dead', nowMs, expiresAt, replayId) },
@@ -127,14 +132,18 @@ function replaySourceQuery(teamId: string, source: ReplaySource) {
   };
 }
 
-/** Deliveries one {@link deliveryRequeues.requeueGroup} re-queues at most: dead ones take two transaction items each, skipped ones one. */
+/**
+ * Deliveries one {@link deliveryRequeues.requeueGroup} re-queues at most: dead ones take two transaction items each,
+ * skipped ones one.
+ */
 export const REQUEUE_GROUP_SIZE = { dead: MAX_TRANSACTION_ITEMS / 2, skipped: MAX_TRANSACTION_ITEMS } as const;
 
 export const deliveryRequeues = {
   /**
    * Moves a delivery to `dead` and copies it (lean: no attempt log) to the dead-letter table, in one transaction
    * (DESIGN D7): `dead_lettered_at` = `nowMs`, `attempts` and the attempt log `log` as given, no timers, out of the
-   * pending index; guarded on the status and attempts it was read with. Returns false when the transaction was cancelled.
+   * pending index; guarded on the status and attempts it was read with. Returns false when the transaction was
+   * cancelled.
    */
   markDead(
     store: Store,
@@ -182,7 +191,10 @@ export const deliveryRequeues = {
     ]);
   },
 
-  /** Dead → pending in one transaction ({@link requeueUpdate} and the copy's deletion). False when cancelled (already re-queued). */
+  /**
+   * Dead → pending in one transaction ({@link requeueUpdate} and the copy's deletion). False when cancelled (already
+   * re-queued).
+   */
   requeueDead(
     store: Store,
     delivery: DeadLetterRef,
@@ -227,7 +239,10 @@ export const deliveryRequeues = {
     return transaction(store, items);
   },
 
-  /** Counts the deliveries of a replay source, page after page (1 MB each) with `Select: COUNT`, so no item travels back. */
+  /**
+   * Counts the deliveries of a replay source, page after page (1 MB each) with `Select: COUNT`, so no item travels
+   * back.
+   */
   async countSource(store: Store, teamId: string, source: ReplaySource): Promise<number> {
     let count = 0;
     let startKey: Key | undefined;

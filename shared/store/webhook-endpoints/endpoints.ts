@@ -31,7 +31,10 @@ export type EndpointFields = Partial<
   >
 >;
 
-/** What {@link webhookEndpointStore.rotateSecrets} writes: the new sealed secrets, until when the previous one still signs (epoch ms or null), the time. */
+/**
+ * What {@link webhookEndpointStore.rotateSecrets} writes: the new sealed secrets, until when the previous one still
+ * signs (epoch ms or null), the time.
+ */
 export interface SecretRotation {
   sealed: SealedSecret;
   previousExpiresAtMs: number | null;
@@ -41,15 +44,18 @@ export interface SecretRotation {
 }
 
 export const webhookEndpointStore = {
-  /** The stored endpoint (with its sealed secrets), strongly consistent, or null. Throws StoredRecordError for an item that does not match. */
+  /**
+   * The stored endpoint (with its sealed secrets), strongly consistent, or null. Throws StoredRecordError for an item
+   * that does not match.
+   */
   async load(store: Store, teamId: string, endpointId: string): Promise<StoredWebhookEndpoint | null> {
     const item = await store.get(keys.webhookEndpoint(teamId, endpointId), { consistent: true });
     return item ? parseStoredWebhookEndpoint(item) : null;
   },
 
   /**
-   * One strongly consistent page of the team's stored endpoints, in id order, optionally only active (true) or
-   * disabled (false) ones (a filtered page may hold fewer than `limit`). Errors: VALIDATION_FAILED for a foreign cursor.
+   * One strongly consistent page of the team's stored endpoints, in id order, optionally only active (true) or disabled
+   * (false) ones (a filtered page may hold fewer than `limit`). Errors: VALIDATION_FAILED for a foreign cursor.
    */
   page(
     store: Store,

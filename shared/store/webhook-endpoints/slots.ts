@@ -16,7 +16,10 @@ import { ITEM_EXISTS, RAISE_REVISION, conditionally } from '../expressions.js';
 /** A slot is free for delivery `#delivery`: it holds one already, or fewer than the cap are taken (D24). */
 const SLOT_ROOM_CONDITION = '(attribute_exists(in_flight.#delivery) OR size(in_flight) < max_concurrency)';
 
-/** What {@link endpointSlots.take} found: the slot taken (with the endpoint after the update), or refused (the endpoint as found; undefined: deleted). */
+/**
+ * What {@link endpointSlots.take} found: the slot taken (with the endpoint after the update), or refused (the endpoint
+ * as found; undefined: deleted).
+ */
 export type SlotTake = { taken: StoredWebhookEndpoint } | { refused: StoredWebhookEndpoint | undefined };
 
 /** The update that disables an endpoint at `:now`, raising its revision. */
@@ -69,7 +72,10 @@ export const endpointSlots = {
     };
   },
 
-  /** Removes slots whose lease ran out, each on condition that it still holds the lease that was read; a lost race writes nothing. */
+  /**
+   * Removes slots whose lease ran out, each on condition that it still holds the lease that was read; a lost race
+   * writes nothing.
+   */
   async reclaim(
     store: Store,
     teamId: string,
@@ -123,7 +129,10 @@ export const endpointSlots = {
     };
   },
 
-  /** Counts one failed attempt and gives back its slot in one update; returns the consecutive failures after it, or null when the endpoint is gone. */
+  /**
+   * Counts one failed attempt and gives back its slot in one update; returns the consecutive failures after it, or null
+   * when the endpoint is gone.
+   */
   async countFailure(store: Store, teamId: string, endpointId: string, deliveryId: string): Promise<number | null> {
     const Key = keys.webhookEndpoint(teamId, endpointId);
     try {
@@ -142,7 +151,10 @@ export const endpointSlots = {
     }
   },
 
-  /** Counts one failed attempt, gives back its slot and disables the endpoint at `nowIso`, in one update; a deleted endpoint is ignored. */
+  /**
+   * Counts one failed attempt, gives back its slot and disables the endpoint at `nowIso`, in one update; a deleted
+   * endpoint is ignored.
+   */
   async countFailureAndDisable(
     store: Store,
     teamId: string,
@@ -161,7 +173,10 @@ export const endpointSlots = {
     );
   },
 
-  /** Disables the endpoint at `nowIso` if it is active with at least `threshold` consecutive failures; otherwise writes nothing. */
+  /**
+   * Disables the endpoint at `nowIso` if it is active with at least `threshold` consecutive failures; otherwise writes
+   * nothing.
+   */
   async disableAfterFailures(
     store: Store,
     teamId: string,

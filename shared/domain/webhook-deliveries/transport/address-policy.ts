@@ -1,6 +1,7 @@
 /**
- * Where a webhook may be sent (DESIGN D9 "Outbound safety"): `https:` only, one DNS resolution per attempt, and the pinned address (`allowed_ips` via `ipaddr.js`; private,
- * loopback, link-local and metadata ranges refused unless private targets are allowed). Every refusal is an {@link AttemptFailure} with its kind.
+ * Where a webhook may be sent (DESIGN D9 "Outbound safety"): `https:` only, one DNS resolution per attempt, and the
+ * pinned address (`allowed_ips` via `ipaddr.js`; private, loopback, link-local and metadata ranges refused unless
+ * private targets are allowed). Every refusal is an {@link AttemptFailure} with its kind.
  *
  * @module
  */
@@ -118,8 +119,9 @@ function isOnAllowlist(address: ipaddr.IPv4 | ipaddr.IPv6, allowedIps: readonly 
 }
 
 /**
- * Picks the address to pin (DESIGN D9): the first of `candidates` (IP literals) on the allowlist (if non-empty, else `ip_not_allowed`) AND global unicast unless `allowPrivateTargets`
- * (else `private_address`; an allowlist never admits a private address). Returns it normalised (IPv4-mapped → IPv4); throws the FIRST candidate's AttemptFailure.
+ * Picks the address to pin (DESIGN D9): the first of `candidates` (IP literals) on the allowlist (if non-empty, else
+ * `ip_not_allowed`) AND global unicast unless `allowPrivateTargets` (else `private_address`; an allowlist never admits
+ * a private address). Returns it normalised (IPv4-mapped → IPv4); throws the FIRST candidate's AttemptFailure.
  */
 export function pinAddress(
   candidates: readonly string[],

@@ -1,6 +1,7 @@
 /**
- * The undici HTTPS adapter of {@link WebhookTransport} (DESIGN D9; interface "Webhook trust", "Delivery rules" 2–3, "Limits": TLS ≥ 1.2, 10-second budget). `send` is one attempt
- * and never rejects. Request headers (they carry `SVC-Signature`) are never logged nor copied into results or errors.
+ * The undici HTTPS adapter of {@link WebhookTransport} (DESIGN D9; interface "Webhook trust", "Delivery rules" 2–3,
+ * "Limits": TLS ≥ 1.2, 10-second budget). `send` is one attempt and never rejects. Request headers (they carry
+ * `SVC-Signature`) are never logged nor copied into results or errors.
  *
  * @module
  */
@@ -80,8 +81,9 @@ const DROPPED_HEADERS = new Set([
 ]);
 
 /**
- * Creates the HTTPS transport (DESIGN D9): per attempt, within one `timeoutMs` budget, resolve ONCE, pin one address ({@link pinAddress}), connect to it (SNI and certificate check on
- * the URL host), POST once, never follow redirects, read at most `maxResponseBytes` (first 1 KiB kept). Pools per (origin, pinned address); call `close()` when done.
+ * Creates the HTTPS transport (DESIGN D9): per attempt, within one `timeoutMs` budget, resolve ONCE, pin one address
+ * ({@link pinAddress}), connect to it (SNI and certificate check on the URL host), POST once, never follow redirects,
+ * read at most `maxResponseBytes` (first 1 KiB kept). Pools per (origin, pinned address); call `close()` when done.
  */
 export function createHttpsTransport(options: HttpsTransportOptions = {}): HttpsTransport {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -118,7 +120,8 @@ export function createHttpsTransport(options: HttpsTransportOptions = {}): Https
       // The attempt's AbortSignal enforces the whole budget; these only bound each phase by it too.
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
-      // The lookup always answers the pinned address (DNS rebinding cannot move the connection); SNI and the host-name check use the URL host.
+      // The lookup always answers the pinned address (DNS rebinding cannot move the connection); SNI and the host-name
+      // check use the URL host.
       connect: measuredConnector(
         buildConnector({ timeout: timeoutMs, lookup: pinnedLookup(address), secureContext, rejectUnauthorized: true }),
       ),
@@ -141,7 +144,8 @@ export function createHttpsTransport(options: HttpsTransportOptions = {}): Https
     let status: number | null = null;
     let retryAfterSeconds: number | null = null;
     const body: BodyPrefix = { chunks: [], kept: 0 };
-    // The exact bytes sent; undici keeps this Buffer as the request body, which names the attempt when it is written (see `./connections.ts`).
+    // The exact bytes sent; undici keeps this Buffer as the request body, which names the attempt when it is written
+    // (see `./connections.ts`).
     const payload = Buffer.from(request.body, 'utf8');
     const sentOn: { socket?: object } = {};
     attemptsByPayload.set(payload, sentOn);
@@ -169,7 +173,8 @@ export function createHttpsTransport(options: HttpsTransportOptions = {}): Https
       remoteAddress = pinAddress(candidates, request.allowedIps, allowPrivateTargets);
 
       phase = 'connection, TLS handshake and response head';
-      // No redirect is followed (undici's redirect interceptor is not installed): a 3xx is an `http_status` failure. A socket the server just closed fails as `connect`, not resent (D7 retries it).
+      // No redirect is followed (undici's redirect interceptor is not installed): a 3xx is an `http_status` failure. A
+      // socket the server just closed fails as `connect`, not resent (D7 retries it).
       const response = await poolFor(target, remoteAddress).request({
         method: 'POST',
         path: `${target.url.pathname}${target.url.search}`,
@@ -244,8 +249,9 @@ function outboundHeaders(headers: Record<string, string>): Record<string, string
 }
 
 /**
- * Reads `body` to its end or `limit` BYTES, keeping the first {@link RESPONSE_BODY_RECORD_BYTES} in `prefix` as they arrive; the limit destroys the body (undici drops the connection).
- * True when read to its end (reusable), false when cut. Throws the stream's error (abort, reset) before either.
+ * Reads `body` to its end or `limit` BYTES, keeping the first {@link RESPONSE_BODY_RECORD_BYTES} in `prefix` as they
+ * arrive; the limit destroys the body (undici drops the connection). True when read to its end (reusable), false when
+ * cut. Throws the stream's error (abort, reset) before either.
  */
 async function readBodyPrefix(body: Readable, limit: number, prefix: BodyPrefix): Promise<boolean> {
   // The destroy below may emit an 'error' (undici's "request aborted") after the loop has stopped listening.

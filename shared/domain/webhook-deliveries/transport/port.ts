@@ -1,12 +1,14 @@
 /**
- * The outbound webhook transport port (DESIGN §2, D7 attempt record, D9): the request, the result and the closed list of failure reasons. Adapters: `./https-transport.ts` and test fakes.
+ * The outbound webhook transport port (DESIGN §2, D7 attempt record, D9): the request, the result and the closed list
+ * of failure reasons. Adapters: `./https-transport.ts` and test fakes.
  *
  * @module
  */
 
 /**
- * Why a delivery attempt can fail (DESIGN §2): `http_status` non-2xx (3xx too), `timeout` whole budget, `tls` (certificate, host name, < TLS 1.2), `dns`, `connect` (refused, reset,
- * closed early), `ip_not_allowed` (not on `allowed_ips`), `private_address` (not public unicast), `invalid_url` (not parsable `https:` or carries credentials).
+ * Why a delivery attempt can fail (DESIGN §2): `http_status` non-2xx (3xx too), `timeout` whole budget, `tls`
+ * (certificate, host name, < TLS 1.2), `dns`, `connect` (refused, reset, closed early), `ip_not_allowed` (not on
+ * `allowed_ips`), `private_address` (not public unicast), `invalid_url` (not parsable `https:` or carries credentials).
  */
 export const ATTEMPT_FAILURE_KINDS = [
   'http_status',

@@ -9,8 +9,9 @@ import { readFileSync } from 'node:fs';
 import tls from 'node:tls';
 
 /**
- * Reads `WEBHOOK_EXTRA_CA_FILE` (DESIGN D9): the file's PEM text as a one-element array, or `[]` when unset or empty. Throws when set but unreadable or without a
- * `BEGIN CERTIFICATE` block: a misconfigured trust store stops the service rather than silently dropping the CA.
+ * Reads `WEBHOOK_EXTRA_CA_FILE` (DESIGN D9): the file's PEM text as a one-element array, or `[]` when unset or empty.
+ * Throws when set but unreadable or without a `BEGIN CERTIFICATE` block: a misconfigured trust store stops the service
+ * rather than silently dropping the CA.
  */
 export function extraCaFromEnvironment(env: NodeJS.ProcessEnv = process.env): string[] {
   const file = env.WEBHOOK_EXTRA_CA_FILE;
@@ -23,8 +24,8 @@ export function extraCaFromEnvironment(env: NodeJS.ProcessEnv = process.env): st
 }
 
 /**
- * Trusted CA certificates (PEM) for webhook targets: Node's `tls.rootCertificates` then `extraCaPem`. Listed explicitly because passing `ca` replaces Node's defaults;
- * an empty `extraCaPem` trusts exactly what Node trusts by default.
+ * Trusted CA certificates (PEM) for webhook targets: Node's `tls.rootCertificates` then `extraCaPem`. Listed explicitly
+ * because passing `ca` replaces Node's defaults; an empty `extraCaPem` trusts exactly what Node trusts by default.
  */
 export function trustedCaCertificates(extraCaPem: readonly string[] = []): string[] {
   return [...tls.rootCertificates, ...extraCaPem];
