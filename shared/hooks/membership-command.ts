@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { SubscriptionStatus } from '../catalogues/subscription-statuses.js';
-import { handlerOf } from '../domain/handlers.js';
+import { portalSessionsInternalHandlers } from '../domain/portal-sessions/internal-handlers.js';
+import { portalSessionsInternalOperations } from '../domain/portal-sessions/internal-operations.js';
 import { derivedIdempotencyKey } from '../limits/idempotency.js';
 import { invokeOperation } from '../operations/invoke.js';
-import { pipelineOperationById } from '../operations/registry.js';
+import { anyHandler } from '../operations/handler.js';
 import type { Runtime } from '../runtime.js';
 import { hookPrincipal } from './principal.js';
 
@@ -28,13 +29,14 @@ export async function membershipCommand(
     eventId: string | null;
   },
 ): Promise<MembershipCommandAnswer> {
-  const operation = pipelineOperationById('answerMembershipCommand');
+  // Imported by name, not through the registry, so a hook's bundle holds only this operation (DESIGN D23).
+  const operation = portalSessionsInternalOperations.answerMembershipCommand;
   const input = { project_id: command.projectId, platform_user_id: command.platformUserId };
   const outcome = await invokeOperation({
     runtime,
     principal: hookPrincipal(command.teamId, command.source),
     operation,
-    handler: handlerOf('answerMembershipCommand'),
+    handler: anyHandler(portalSessionsInternalHandlers.answerMembershipCommand),
     surface: 'portal',
     requestId: `${command.source}:${command.eventId ?? randomUUID()}`,
     decode: () => ({
