@@ -25,21 +25,27 @@ const STORE = { globalSetup: ['test/global-setup.ts'], setupFiles: ['test/setup-
  * A stale entry only changes the order.
  */
 const LONGEST_FILES = [
-  'test/integration/demo-data.test.ts',
-  'test/integration/fuzz.test.ts',
   'test/infrastructure/stack.test.ts',
-  'test/integration/metrics-recount.test.ts',
-  'test/integration/metrics-figures.test.ts',
-  'test/e2e/dashboard-membership.test.ts',
-  'test/e2e/dashboard-membership-accounts.test.ts',
-  'test/integration/access-codes-generation.test.ts',
-  'test/integration/access-codes-reads.test.ts',
-  'test/integration/access-code-redemption.test.ts',
-  'test/integration/provider-first.test.ts',
+  'test/integration/fuzz.test.ts',
+  'test/e2e/openapi-property.test.ts',
   'test/e2e/npm-start.test.ts',
+  'test/integration/demo-data.test.ts',
+  'test/e2e/dashboard-membership.test.ts',
+  'test/e2e/mcp-conformance.test.ts',
+  'test/integration/billing-lockdown.test.ts',
+  'test/e2e/subscription-lifecycle-events.test.ts',
+  'test/e2e/dashboard.test.ts',
+  'test/e2e/dashboard-membership-accounts.test.ts',
   'test/e2e/webhook-pipeline.test.ts',
-  'test/integration/stripe-connect-plans.test.ts',
-  'test/integration/stripe-connect-account.test.ts',
+  'test/infrastructure/scale.test.ts',
+  'test/integration/access-codes-generation.test.ts',
+  'test/integration/metrics-recount.test.ts',
+  'test/infrastructure/billing-webhook-secret.test.ts',
+  'test/infrastructure/operations.test.ts',
+  'test/e2e/walking-skeleton.test.ts',
+  'test/e2e/docs-commands.test.ts',
+  'test/e2e/dashboard-home.test.ts',
+  'test/e2e/dashboard-projects.test.ts',
 ];
 
 /**
@@ -67,12 +73,16 @@ export default defineConfig({
     testTimeout: 180_000,
     hookTimeout: 180_000,
     pool: 'forks',
+    // One module graph per worker: each file's own state lives in its module, every file uses its own tables
+    // and ids, and spies are restored after each test. The CDK project stays isolated (it mocks esbuild).
+    isolate: false,
+    restoreMocks: true,
     maxWorkers: 2,
     sequence: { sequencer: LongestFirstSequencer },
     env: { STRIPE_API_BASE_URL: 'http://127.0.0.1:9', TELEGRAM_API_ROOT: 'http://127.0.0.1:9' },
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
-      { extends: true, test: { name: 'infrastructure', include: ['test/infrastructure/**/*.test.ts'] } },
+      { extends: true, test: { name: 'infrastructure', include: ['test/infrastructure/**/*.test.ts'], isolate: true } },
       { extends: true, test: { name: 'integration', include: ['test/integration/**/*.test.ts'], ...STORE } },
       {
         extends: true,

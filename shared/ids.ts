@@ -2,8 +2,21 @@ import { randomUUID } from 'node:crypto';
 import * as z from './schemas/zod.js';
 import { monotonicFactory } from 'ulid';
 
-/** ULIDs made in the same millisecond still sort in creation order (token lists, delivery lists). */
-const ulid = monotonicFactory();
+let factoryMs = Number.NaN;
+let factory = monotonicFactory();
+
+/**
+ * A ULID of `nowMs` (epoch milliseconds): ULIDs made in the same millisecond still sort in creation order (token
+ * lists, delivery lists). Monotonic only within one millisecond: the library's factory would stamp every later
+ * ULID with the latest time it has seen, so an injected clock that moved back would get ids of the wrong time.
+ */
+function ulid(nowMs: number): string {
+  if (nowMs !== factoryMs) {
+    factoryMs = nowMs;
+    factory = monotonicFactory();
+  }
+  return factory(nowMs);
+}
 
 /** A new domain object id: a random UUID v4 (DESIGN D12). */
 export function newUuid(): string {

@@ -325,9 +325,19 @@ function createOAuthApp() {
   app.notFound((c) =>
     json(404, { error: 'not_found', error_description: `No OAuth endpoint ${c.req.path.slice(0, 100)}.` }),
   );
-  app.onError((error) => {
+  app.onError((error, c) => {
     if (error instanceof ProblemError && error.code === 'RATE_LIMITED')
       return json(429, { error: 'rate_limited', error_description: error.detail }, error.headers);
+    if (error instanceof ProblemError && error.code === 'PAYLOAD_TOO_LARGE') {
+      const registering = c.req.path === '/oauth/register';
+      return oauthError(
+        new OAuthError(
+          registering ? 'invalid_client_metadata' : 'invalid_request',
+          error.detail,
+          registering ? 400 : 413,
+        ),
+      );
+    }
     throw error;
   });
   return app;

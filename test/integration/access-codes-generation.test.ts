@@ -9,8 +9,8 @@
  */
 
 import { randomUUID } from 'node:crypto';
-import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { codeDigest, normalizeCode } from '../../shared/domain/access-codes/codes.js';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { codeDigest, codeSource, normalizeCode } from '../../shared/domain/access-codes/codes.js';
 import { GeneratedAccessCodes } from '../../shared/domain/access-codes/schema.js';
 import { setPlanStatus } from '../../shared/domain/plans/changes.js';
 import { createPlan } from '../../shared/domain/plans/creation.js';
@@ -37,13 +37,14 @@ import {
 useAccessCodesFixture();
 
 /** Codes the generator hands out before random ones (to force collisions). */
-const forced = vi.hoisted(() => [] as string[]);
-vi.mock('../../shared/domain/access-codes/codes.js', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('../../shared/domain/access-codes/codes.js')>();
-  return { ...actual, newCode: (prefix: string | null) => forced.shift() ?? actual.newCode(prefix) };
-});
+const forced: string[] = [];
 beforeEach(() => {
   forced.length = 0;
+  const random = codeSource.newCode;
+  vi.spyOn(codeSource, 'newCode').mockImplementation((prefix) => forced.shift() ?? random(prefix));
+});
+afterEach(() => {
+  vi.restoreAllMocks();
 });
 
 const CODE_PATTERN = /^([A-Z0-9]+-)?[2-9A-HJKMNP-Z]{4}-[2-9A-HJKMNP-Z]{4}-[2-9A-HJKMNP-Z]{4}$/;

@@ -63,8 +63,8 @@ export function countingStore(store: Store): { store: Store; requests(): number;
 }
 
 /**
- * The tables this test file created outside its tests (its own module instance: vitest isolates each file), deleted
- * after it.
+ * The tables the running test file created outside its tests, deleted after it (a worker runs its files one at a time,
+ * and `test/setup-file.ts` empties this after each).
  */
 const createdTables = new Set<string>();
 /** The tables created while a test runs (its `beforeEach` hooks included), deleted after that test. */

@@ -16,12 +16,15 @@ const CODE_RANDOM_LENGTH = 12;
 const GROUP = 4;
 
 /** A new code: `<PREFIX>-XXXX-XXXX-XXXX` (prefix upper-cased) or `XXXX-XXXX-XXXX`, from crypto randomness. */
-export function newCode(prefix: string | null): string {
+function newCode(prefix: string | null): string {
   let random = '';
   for (let index = 0; index < CODE_RANDOM_LENGTH; index++) random += CODE_ALPHABET[randomInt(CODE_ALPHABET.length)];
   const groups = random.match(new RegExp(`.{1,${GROUP}}`, 'g'))!;
   return [...(prefix ? [prefix.toUpperCase()] : []), ...groups].join('-');
 }
+
+/** Where new codes come from: an object, so a test can force collisions with `vi.spyOn(codeSource, 'newCode')`. */
+export const codeSource = { newCode };
 
 /** The canonical form two codes are compared in: upper case, without dashes and white space. */
 export function normalizeCode(code: string): string {

@@ -19,7 +19,7 @@ import { ConditionFailedError, TransactionCanceledError } from '../../store/stor
 import { outsideRequestScope } from '../../store/request-scope.js';
 import { retryOnLostRace } from '../../store/optimistic.js';
 import { unitOfWork, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
-import { newCode, normalizeCode } from './codes.js';
+import { codeSource, normalizeCode } from './codes.js';
 import { requirePlanOfProject } from './plan.js';
 import type { AccessCodeBatch, AccessCodeEffect, GeneratedAccessCodes } from './schema.js';
 
@@ -104,7 +104,7 @@ export async function generateAccessCodes(
   const taken = new Set<string>();
   const fresh = (): PendingCode => {
     for (;;) {
-      const code = newCode(prefix);
+      const code = codeSource.newCode(prefix);
       const normalized = normalizeCode(code);
       if (taken.has(normalized)) continue;
       taken.add(normalized);
