@@ -4,12 +4,12 @@ import { newTokenSecret, sha256 } from '../auth/principal.js';
 import { isoTime, type Clock } from '../clock.js';
 import { abilitiesInProjects, memberAbilities } from '../domain/team-members/abilities.js';
 import { findMember } from '../domain/team-members/records.js';
-import { mintToken, revokeToken } from '../domain/tokens/repository.js';
+import { mintToken, revokeOAuthGrant, revokeTokens } from '../domain/tokens/repository.js';
+import { lockdownGuard } from '../domain/billing/lockdown.js';
 import { ProblemError } from '../errors.js';
 import { newUlid } from '../ids.js';
 import { entity, keys } from '../store/keys.js';
 import { ConditionFailedError, type Store } from '../store/store.js';
-import type { Item } from '../store/requests.js';
 import { HOUSEKEEPING_SECONDS, parseStoredCode, parseStoredGrant, parseStoredRefresh } from './records.js';
 
 /**
@@ -68,33 +68,6 @@ function pkceMatches(verifier: string, challenge: string): boolean {
 }
 
 const invalidGrant = (description: string) => new OAuthError('invalid_grant', description);
-
-/**
- * Sets `revoked_at` on grant `grantId` (first time kept) and revokes every access token it issued; a grant that is gone
- * is ignored.
- */
-async function revokeGrantFamily(store: Store, clock: Clock, grantId: string): Promise<void> {
-  const now = isoTime(clock.nowMs());
-  let updated: Item | undefined;
-  try {
-    updated = await store.update({
-      Key: keys.oauthGrant(grantId),
-      UpdateExpression: 'SET revoked_at = if_not_exists(revoked_at, :now)',
-      ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeValues: { ':now': now },
-      ReturnValues: 'ALL_NEW',
-    });
-  } catch (error) {
-    if (error instanceof ConditionFailedError) return;
-    throw error;
-  }
-  const grant = parseStoredGrant(updated!);
-  for (const tokenId of grant.access_token_ids ?? []) {
-    await revokeToken(store, clock, grant.team_id, tokenId).catch((error) => {
-      if (!(error instanceof ProblemError && error.code === 'NOT_FOUND')) throw error;
-    });
-  }
-}
 
 /**
  * Issues an access token (an ordinary D2 token bound to the member, expiring after
@@ -159,6 +132,31 @@ async function issueTokens(
 }
 
 /**
+ * The requested abilities member `memberId` still holds in `projectIds` (all of the team's when empty): a grant never
+ * outlives a demotion. Errors: {@link OAuthError} `invalid_grant` when the member is no longer active.
+ */
+async function abilitiesStillHeld(
+  store: Store,
+  teamId: string,
+  memberId: string,
+  requested: readonly string[],
+  projectIds: readonly string[],
+): Promise<Ability[]> {
+  const member = await findMember(store, teamId, memberId);
+  if (!member || member.status !== 'active') throw invalidGrant('The team member of this grant is no longer active.');
+  const held = abilitiesInProjects(await memberAbilities(store, teamId, member), projectIds);
+  return requested.filter((ability): ability is Ability => isAbility(ability) && held.has(ability));
+}
+
+/**
+ * Issuing a token is a creator write (DESIGN D20): refused with BILLING_LOCKED (402) while the team is locked, as
+ * minting one on the dashboard is. Nothing is spent, so the same code or refresh token works once it is paid.
+ */
+async function refuseWhenLocked(store: Store, teamId: string): Promise<void> {
+  await lockdownGuard(teamId).verify(store);
+}
+
+/**
  * Names the team (and the access token issued) for the pipeline's activity entry (DESIGN D35): called once the
  * presented code or refresh token is known to be the caller's, and again once an access token was issued.
  */
@@ -187,6 +185,7 @@ export async function exchangeAuthorizationCode(
   if (!parts || !code || !matchesHash(parts[2], code.secret_sha256))
     throw invalidGrant('The authorization code is not valid.');
   identify({ teamId: code.team_id });
+  await refuseWhenLocked(store, code.team_id);
   const nowMs = clock.nowMs();
   try {
     await store.update({
@@ -197,10 +196,16 @@ export async function exchangeAuthorizationCode(
     });
   } catch (error) {
     if (!(error instanceof ConditionFailedError)) throw error;
-    // RFC 6749 §4.1.2: a code presented twice revokes the tokens issued from it.
-    const spent = await store.get(keys.oauthCode(parts[1]));
+    // RFC 6749 §4.1.2: a code presented twice revokes the tokens issued from it. The mark tells a first
+    // presentation still issuing (no grant yet) to revoke its own grant once it has issued.
+    const spent = await store.update({
+      Key: keys.oauthCode(parts[1]),
+      UpdateExpression: 'SET reused_at = if_not_exists(reused_at, :now)',
+      ExpressionAttributeValues: { ':now': isoTime(nowMs) },
+      ReturnValues: 'ALL_NEW',
+    });
     const grantId = spent ? parseStoredCode(spent).grant_id : undefined;
-    if (grantId !== undefined) await revokeGrantFamily(store, clock, grantId);
+    if (grantId !== undefined) await revokeOAuthGrant(store, clock, grantId);
     throw invalidGrant('The authorization code has already been used.');
   }
   if (code.expires_at_ms <= nowMs)
@@ -217,7 +222,7 @@ export async function exchangeAuthorizationCode(
     client_id: code.client_id,
     client_name: code.client_name ?? null,
   };
-  const abilities = code.abilities;
+  const abilities = await abilitiesStillHeld(store, code.team_id, code.member_id, code.abilities, code.project_ids);
   const projectIds = code.project_ids;
   await store.put({
     Item: {
@@ -239,14 +244,19 @@ export async function exchangeAuthorizationCode(
   });
   const { tokens, accessTokenId } = await issueTokens(store, clock, grant, abilities, projectIds);
   identify({ teamId: grant.team_id, tokenId: accessTokenId });
+  const reread = await store.get(keys.oauthCode(parts[1]));
+  if (reread?.reused_at !== undefined) {
+    await revokeOAuthGrant(store, clock, grant.id);
+    throw invalidGrant('The authorization code has already been used.');
+  }
   return tokens;
 }
 
 /**
- * `grant_type=refresh_token` (RFC 6749 §6, OAuth 2.1 §4.3.1; DESIGN D30): the refresh token is rotated —
- * used up and replaced — and a new access token issued, holding the grant's abilities still held by the
- * member. Presenting a spent refresh token revokes the whole grant: every refresh token and access token of
- * the family. Errors: {@link OAuthError} `invalid_grant`.
+ * `grant_type=refresh_token` (RFC 6749 §6, OAuth 2.1 §4.3.1; DESIGN D30): the refresh token is rotated — used up and
+ * replaced — and a new access token issued, holding the grant's abilities still held by the member; it replaces the
+ * grant's earlier access tokens, which are revoked. Presenting a spent refresh token revokes the whole grant: every
+ * refresh token and access token of the family. Errors: {@link OAuthError} `invalid_grant`.
  */
 export async function refreshGrant(
   store: Store,
@@ -261,6 +271,13 @@ export async function refreshGrant(
     throw invalidGrant('The refresh token is not valid.');
   if (refresh.client_id !== input.clientId) throw invalidGrant('The refresh token was issued to another client.');
   const grantId = refresh.grant_id;
+  const grantItem = await store.get(keys.oauthGrant(grantId));
+  const grant = grantItem ? parseStoredGrant(grantItem) : undefined;
+  if (grant) {
+    identify({ teamId: grant.team_id });
+    // Before the token is spent: it works again once the invoices are paid.
+    await refuseWhenLocked(store, grant.team_id);
+  }
   const nowMs = clock.nowMs();
   try {
     await store.update({
@@ -271,18 +288,14 @@ export async function refreshGrant(
     });
   } catch (error) {
     if (!(error instanceof ConditionFailedError)) throw error;
-    await revokeGrantFamily(store, clock, grantId);
+    await revokeOAuthGrant(store, clock, grantId);
     throw invalidGrant('The refresh token has already been used; the grant is revoked. Authorize again.');
   }
   if (refresh.expires_at_ms <= nowMs) throw invalidGrant('The refresh token has expired (30 days). Authorize again.');
-  const grantItem = await store.get(keys.oauthGrant(grantId));
-  const grant = grantItem ? parseStoredGrant(grantItem) : undefined;
-  if (grant) identify({ teamId: grant.team_id });
-  if (!grant || grant.revoked_at) throw invalidGrant('The grant has been revoked. Authorize again.');
-  const member = await findMember(store, grant.team_id, grant.member_id);
-  if (!member || member.status !== 'active') throw invalidGrant('The team member of this grant is no longer active.');
-  const held = abilitiesInProjects(await memberAbilities(store, grant.team_id, member), grant.project_ids);
-  const abilities = grant.abilities.filter((ability): ability is Ability => isAbility(ability) && held.has(ability));
+  const current = await store.get(keys.oauthGrant(grantId));
+  if (!grant || !current || parseStoredGrant(current).revoked_at)
+    throw invalidGrant('The grant has been revoked. Authorize again.');
+  const abilities = await abilitiesStillHeld(store, grant.team_id, grant.member_id, grant.abilities, grant.project_ids);
   const { tokens, accessTokenId } = await issueTokens(
     store,
     clock,
@@ -297,5 +310,7 @@ export async function refreshGrant(
     grant.project_ids,
   );
   identify({ teamId: grant.team_id, tokenId: accessTokenId });
+  // The new access token replaces the earlier ones: a grant is one live token (and one row on the dashboard).
+  await revokeTokens(store, clock, grant.team_id, grant.access_token_ids ?? []);
   return tokens;
 }

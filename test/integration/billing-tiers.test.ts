@@ -18,6 +18,7 @@ import { changeTier } from '../../shared/domain/billing/changes.js';
 import { TIER_LIMITS, TIER_PRICES } from '../../shared/domain/billing/schema.js';
 import { BUILT_IN_ROLE_IDS } from '../../shared/domain/roles/built-in.js';
 import { createSubscriber } from '../../shared/domain/subscribers/repository.js';
+import { ensureTeamOwner } from '../../shared/domain/team-members/changes.js';
 import { expectRestProblem, expectToolProblem, scanTable } from '../support/guarantees.js';
 import { tool } from '../support/calls.js';
 import { seedToken } from '../support/store.js';
@@ -97,6 +98,14 @@ describe('tier, limits and usage', () => {
       webhook_endpoints: 0,
       team_members: 0,
     });
+  });
+
+  it('counts the owner like every active member, as GET /v1/team-members lists them', async () => {
+    await ensureTeamOwner(runtime, team.team.id, { email: `owner-${randomUUID()}@example.com`, name: 'Owner' });
+    await ok(invite(1), 201);
+    const members = (await ok(call('GET', '/v1/team-members'))).data;
+    expect(members).toHaveLength(2);
+    expect((await ok(call('GET', '/v1/billing'))).usage.team_members).toBe(members.length);
   });
 
   it('needs billing:view, billing-invoice:view(-any) and billing:update, team-wide', async () => {

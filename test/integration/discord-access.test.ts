@@ -96,6 +96,18 @@ describe('access through the adapter', () => {
     ).toHaveLength(1);
   });
 
+  it('refuses @everyone (the server id) as a role: every member holds it', async () => {
+    await setUp();
+    const refused = expectRestProblem(
+      await call('POST', `/v1/projects/${projectId}/resources`, { kind: 'role', platform_resource_id: GUILD_ID }),
+      'VALIDATION_FAILED',
+    );
+    expect(refused.errors).toEqual([
+      { path: 'platform_resource_id', message: '@everyone (the server id) cannot be a membership role' },
+    ]);
+    expect(refused.detail).toContain('@everyone');
+  });
+
   it('grants only the roles a plan names (platform_role_ids), which must be linked roles; null goes back to every linked role', async () => {
     const { subscriberId } = await setUp();
     expect(

@@ -6,170 +6,36 @@
  * the family, expiring access tokens on `/mcp`, consent narrowed to the member's abilities, dashboard
  * revocation and the per-IP rate limit.
  */
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { beforeAll, describe, expect, it } from 'vitest';
-import type { ManualClock } from '../../shared/clock.js';
-import { handleDashboardRequest } from '../../shared/dashboard/router.js';
-import { createSession } from '../../shared/dashboard/sessions.js';
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
 import { listActivity } from '../../shared/domain/activity/repository.js';
-import { createProject } from '../../shared/domain/projects/creation.js';
-import { BUILT_IN_ROLE_IDS } from '../../shared/domain/roles/built-in.js';
-import { ensureTeamOwner } from '../../shared/domain/team-members/changes.js';
-import { acceptTeamInvitation, inviteTeamMember } from '../../shared/domain/team-members/invitations.js';
-import { handleMcpApiRequest } from '../../shared/mcp/http-handler.js';
 import { AUTHORIZATION_CODE_LIFETIME_MS } from '../../shared/oauth/authorization-requests.js';
 import { ACCESS_TOKEN_LIFETIME_MS, REFRESH_TOKEN_LIFETIME_MS } from '../../shared/oauth/grants.js';
 import { keys } from '../../shared/store/keys.js';
-import { createTestRuntime, seedTeam, testClock, type TestRuntime } from '../support/store.js';
 
-const ORIGIN = 'https://mcp.test';
-const REDIRECT = 'http://127.0.0.1:33418/callback';
+import {
+  clock,
+  runtime,
+  teamId,
+  ownerId,
+  analystId,
+  projectId,
+  ORIGIN,
+  REDIRECT,
+  sessionOf,
+  call,
+  dashboard,
+  register,
+  pkce,
+  authorizeQuery,
+  authorizedCode,
+  tokenRequest,
+  exchange,
+  mcpInitialize,
+  useOAuthFixture,
+} from '../support/fixtures/oauth.js';
 
-let clock: ManualClock;
-let runtime: TestRuntime;
-let teamId: string;
-let ownerId: string;
-let analystId: string;
-let projectId: string;
-
-beforeAll(async () => {
-  clock = testClock({ secondsIntoMinute: 1 });
-  runtime = await createTestRuntime({ clock });
-  const seeded = await seedTeam(runtime.store, clock);
-  teamId = seeded.team.id;
-  const owner = await ensureTeamOwner(runtime, teamId, { email: `owner-${randomUUID()}@example.com`, name: 'Owner' });
-  ownerId = owner.id;
-  const invited = await inviteTeamMember(runtime, seeded.principal, {
-    email: `analyst-${randomUUID()}@example.com`,
-    name: 'Analyst',
-    role_ids: [BUILT_IN_ROLE_IDS.analyst],
-  });
-  await acceptTeamInvitation(runtime, invited.invitation_token);
-  analystId = invited.id;
-  projectId = (await createProject(runtime, seeded.principal, { name: 'Book club', platform_type: 'telegram' })).id;
-});
-
-/** A fresh dashboard session of member `memberId` (tests move the shared clock, so sessions are made when needed). */
-async function sessionOf(memberId: string): Promise<string> {
-  return (await createSession(runtime.store, clock, { teamId, memberId, state: 'active', method: 'passkey' }))
-    .cookieValue;
-}
-
-let nextIp = 0;
-/** A client IP of its own for one flow (documentation range 203.0.113.0/24), so flows never share the per-IP limit. */
-const freshIp = () => `203.0.113.${++nextIp}`;
-
-/** A request to the tool server's API from `ip` (each test uses its own, so the per-IP limit is its own). */
-async function call(path: string, init: RequestInit & { ip?: string } = {}): Promise<Response> {
-  return handleMcpApiRequest(runtime, new Request(`${ORIGIN}${path}`, init), { clientIp: init.ip ?? '198.51.100.1' });
-}
-
-function dashboard(method: string, pathAndQuery: string, cookie: string, form?: Record<string, string>) {
-  const [path, query] = pathAndQuery.split('?');
-  return handleDashboardRequest(runtime, {
-    version: '2.0',
-    routeKey: '$default',
-    rawPath: path,
-    rawQueryString: query ?? '',
-    cookies: [`dashboard_session=${cookie}`],
-    headers: { host: 'mcp.test', ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
-    requestContext: { http: { method, path }, requestId: randomUUID() },
-    body: form ? new URLSearchParams(form).toString() : undefined,
-    isBase64Encoded: false,
-  } as never);
-}
-
-async function register(metadata: Record<string, unknown> = {}, ip?: string): Promise<Response> {
-  return call('/oauth/register', {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ client_name: 'Test assistant', redirect_uris: [REDIRECT], ...metadata }),
-    ip,
-  });
-}
-
-function pkce() {
-  const verifier = randomBytes(32).toString('base64url');
-  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
-}
-
-function authorizeQuery(clientId: string, challenge: string, extra: Record<string, string> = {}): string {
-  return new URLSearchParams({
-    response_type: 'code',
-    client_id: clientId,
-    redirect_uri: REDIRECT,
-    code_challenge: challenge,
-    code_challenge_method: 'S256',
-    state: 'xyz',
-    resource: `${ORIGIN}/mcp`,
-    ...extra,
-  }).toString();
-}
-
-/** Registers a client, authorizes as the member of `cookie` (Allow) and returns the code and the verifier. */
-async function authorizedCode(options: { memberId?: string; scope?: string; ip?: string; projectId?: string } = {}) {
-  const ip = options.ip ?? freshIp();
-  const client = await (await register({}, ip)).json();
-  const { verifier, challenge } = pkce();
-  const authorize = await call(
-    `/oauth/authorize?${authorizeQuery(client.client_id, challenge, options.scope ? { scope: options.scope } : {})}`,
-    { ip },
-  );
-  expect(authorize.status).toBe(302);
-  const consent = new URL(authorize.headers.get('location')!);
-  expect(consent.pathname).toBe('/dashboard/oauth/authorize');
-  const cookie = await sessionOf(options.memberId ?? ownerId);
-  const page = await dashboard('GET', `${consent.pathname}${consent.search}`, cookie);
-  expect(page.statusCode).toBe(200);
-  expect(page.headers['Content-Security-Policy']).toContain("frame-ancestors 'none'");
-  const csrf = /name="csrf_token" value="([^"]+)"/.exec(page.body)![1];
-  const answer = await dashboard('POST', '/dashboard/oauth/authorize', cookie, {
-    csrf_token: csrf,
-    request: consent.searchParams.get('request')!,
-    decision: 'allow',
-    ...(options.projectId ? { project_id: options.projectId } : {}),
-  });
-  expect(answer.statusCode).toBe(303);
-  const back = new URL(answer.headers.Location);
-  expect(`${back.origin}${back.pathname}`).toBe(REDIRECT);
-  expect(back.searchParams.get('state')).toBe('xyz');
-  return { client, code: back.searchParams.get('code')!, verifier, ip, page: page.body };
-}
-
-async function tokenRequest(form: Record<string, string>, ip?: string): Promise<{ status: number; body: any }> {
-  const response = await call('/oauth/token', {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams(form).toString(),
-    ip,
-  });
-  return { status: response.status, body: await response.json() };
-}
-
-async function exchange(code: string, clientId: string, verifier: string, ip?: string) {
-  return tokenRequest(
-    { grant_type: 'authorization_code', code, client_id: clientId, redirect_uri: REDIRECT, code_verifier: verifier },
-    ip,
-  );
-}
-
-async function mcpInitialize(accessToken: string): Promise<Response> {
-  return call('/mcp', {
-    method: 'POST',
-    headers: {
-      'Content-Type': 'application/json',
-      Accept: 'application/json, text/event-stream',
-      Authorization: `Bearer ${accessToken}`,
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
-    }),
-    ip: freshIp(),
-  });
-}
+useOAuthFixture();
 
 describe('metadata', () => {
   it('serves RFC 8414 authorization server metadata and names the server in the RFC 9728 metadata', async () => {

@@ -209,7 +209,8 @@ export async function startFakeDiscordApi(): Promise<FakeDiscordApi> {
         return guild
           ? answer(
               200,
-              [...guild.roles].map((id) => ({ id, name: `role ${id}` })),
+              // Discord lists @everyone too: its id is the guild's.
+              [{ id: match[1], name: '@everyone' }, ...[...guild.roles].map((id) => ({ id, name: `role ${id}` }))],
             )
           : refuse(404, 'Unknown Guild', 10004);
       }

@@ -159,6 +159,11 @@ async function checkDiscordResource(
     throw fieldsProblem('Link the Discord server (kind server) before its roles.', [
       { path, message: 'no Discord server is linked' },
     ]);
+  if (input.platform_resource_id === server.platform_resource_id)
+    throw fieldsProblem(
+      `Role ${input.platform_resource_id} is @everyone of Discord server ${server.platform_resource_id}: every member holds it, so it cannot stand for a membership. Link a role of its own.`,
+      [{ path, message: '@everyone (the server id) cannot be a membership role' }],
+    );
   const roles = await checked(path, () => client.guildRoles(discord, botToken, server.platform_resource_id));
   if (!roles.some((role) => role.id === input.platform_resource_id)) {
     throw fieldsProblem(

@@ -230,6 +230,8 @@ export async function ensureTeamOwner(
       member,
       () => new ProblemError('CONFLICT', 'A member with this e-mail address was added meanwhile; retry.'),
     );
+    // The owner counts like every active member; a team always has room for its first one.
+    countUsage(tx, teamId, 'team_members', 1);
     const teamMember = publicMember(member);
     tx.emit({ type: 'team.member_joined', projectId: null, data: { team, team_member: teamMember } });
     return teamMember;

@@ -144,9 +144,28 @@ export async function revokeToken(
 ): Promise<TokenRecord> {
   const token = await tokenStore.revoke(store, tokenId, teamId, isoTime(clock.nowMs()));
   if (!token) throw new ProblemError('NOT_FOUND', `No token ${tokenId}.`);
-  if (token.oauth_grant_id !== undefined)
-    await tokenStore.revokeOAuthGrant(store, token.oauth_grant_id, token.revoked_at!);
+  if (token.oauth_grant_id !== undefined) await revokeOAuthGrant(store, clock, token.oauth_grant_id);
   return toToken(token);
+}
+
+/**
+ * Revokes OAuth grant `grantId` and everything it issued (DESIGN D30): the grant (so its refresh tokens stop working)
+ * and every access token of it, old and new, at once. A grant that is gone is ignored; running it twice is harmless.
+ */
+export async function revokeOAuthGrant(store: Store, clock: Clock, grantId: string): Promise<void> {
+  const grant = await tokenStore.revokeOAuthGrant(store, grantId, isoTime(clock.nowMs()));
+  if (grant) await revokeTokens(store, clock, grant.teamId, grant.accessTokenIds);
+}
+
+/** Revokes tokens `tokenIds` of team `teamId` at once (first `revoked_at` kept); ids that are gone are ignored. */
+export async function revokeTokens(
+  store: Store,
+  clock: Clock,
+  teamId: string,
+  tokenIds: readonly string[],
+): Promise<void> {
+  const now = isoTime(clock.nowMs());
+  await Promise.all(tokenIds.map((id) => tokenStore.revoke(store, id, teamId, now)));
 }
 
 /**

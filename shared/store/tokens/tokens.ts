@@ -97,16 +97,32 @@ export const tokenStore = {
     }
   },
 
-  /** Marks OAuth grant `grantId` revoked at `nowIso` (keeps the first time); a grant that is gone is ignored. */
-  async revokeOAuthGrant(store: Store, grantId: string, nowIso: string): Promise<void> {
-    await conditionally(
-      store.update({
+  /**
+   * Marks OAuth grant `grantId` revoked at `nowIso` (keeps the first time); returns its team and the ids of every
+   * access token it issued, or null for a grant that is gone.
+   */
+  async revokeOAuthGrant(
+    store: Store,
+    grantId: string,
+    nowIso: string,
+  ): Promise<{ teamId: string; accessTokenIds: string[] } | null> {
+    try {
+      const item = await store.update({
         Key: keys.oauthGrant(grantId),
         UpdateExpression: 'SET revoked_at = if_not_exists(revoked_at, :now)',
         ConditionExpression: ITEM_EXISTS,
         ExpressionAttributeValues: { ':now': nowIso },
-      }),
-    );
+        ReturnValues: 'ALL_NEW',
+      });
+      const ids = item!.access_token_ids;
+      return {
+        teamId: String(item!.team_id),
+        accessTokenIds: Array.isArray(ids) ? ids.filter((id): id is string => typeof id === 'string') : [],
+      };
+    } catch (error) {
+      if (error instanceof ConditionFailedError) return null;
+      throw error;
+    }
   },
 
   /**
