@@ -2,18 +2,21 @@ import { randomUUID } from 'node:crypto';
 import * as z from './schemas/zod.js';
 import { monotonicFactory } from 'ulid';
 
-let factoryMs = Number.NaN;
-let factory = monotonicFactory();
+/** One monotonic factory per recent millisecond; the oldest is dropped past {@link RECENT_MILLISECONDS}. */
+const factories = new Map<number, ReturnType<typeof monotonicFactory>>();
+const RECENT_MILLISECONDS = 16;
 
 /**
  * A ULID of `nowMs` (epoch milliseconds): ULIDs made in the same millisecond still sort in creation order (token
- * lists, delivery lists). Monotonic only within one millisecond: the library's factory would stamp every later
- * ULID with the latest time it has seen, so an injected clock that moved back would get ids of the wrong time.
+ * lists, delivery lists), even when ULIDs of other times come between. Each carries its own time: one factory for all
+ * times would stamp every later ULID with the latest time it has seen, which an injected clock that moved back gets.
  */
 function ulid(nowMs: number): string {
-  if (nowMs !== factoryMs) {
-    factoryMs = nowMs;
+  let factory = factories.get(nowMs);
+  if (!factory) {
     factory = monotonicFactory();
+    factories.set(nowMs, factory);
+    if (factories.size > RECENT_MILLISECONDS) factories.delete(factories.keys().next().value!);
   }
   return factory(nowMs);
 }

@@ -7,13 +7,18 @@ import type { Runtime } from '../runtime.js';
 import * as z from '../schemas/zod.js';
 import { isUuid, type HookAnswer, type HookHandler } from './hook.js';
 import { membershipCommand } from './membership-command.js';
+import { claimReceipt } from './receipts.js';
 
 /**
  * The Discord interactions hook, `POST /hooks/discord/{project_id}` (DESIGN D28). The Ed25519 signature is verified
  * first with the bot's public key; unknown project, no Discord bot and bad signature get the same 401 after the same
- * work. PING → PONG; `/membership` → an ephemeral reply with a one-time portal link; others "not supported".
- * Interactions change no membership, so they keep no receipt.
+ * work, and so does an interaction signed more than {@link FRESHNESS_MS} from now or whose id was answered already
+ * (a replay: its receipt, DESIGN D22). PING → PONG; `/membership` → an ephemeral reply with a one-time portal link;
+ * others "not supported".
  */
+
+/** How far an interaction's signed timestamp may be from now, in milliseconds (either way): 5 minutes. */
+const FRESHNESS_MS = 5 * 60 * 1000;
 
 /** The interaction types the hook answers (numbers, as the body carries them). */
 const PING: number = InteractionType.PING;
@@ -89,6 +94,8 @@ export const discordHook: HookHandler = async (runtime, request) => {
     const timestamp = request.headers['x-signature-timestamp'] ?? '';
     const valid = await verifyKey(request.body, signature, timestamp, publicKey ?? NO_PUBLIC_KEY).catch(() => false);
     if (!valid || !credential || !publicKey) return REFUSED;
+    const signedAtMs = Number(timestamp) * 1000;
+    if (!Number.isFinite(signedAtMs) || Math.abs(runtime.clock.nowMs() - signedAtMs) > FRESHNESS_MS) return REFUSED;
     let interaction: z.infer<typeof Interaction>;
     try {
       interaction = Interaction.parse(JSON.parse(request.body));
@@ -96,6 +103,15 @@ export const discordHook: HookHandler = async (runtime, request) => {
       return { status: 400, body: { error: 'The body is not a Discord interaction.' } };
     }
     if (interaction.type === PING) return { status: 200, body: { type: InteractionResponseType.PONG } };
+    if (interaction.id !== undefined) {
+      const ref = {
+        teamId: credential.description.team_id,
+        source: 'discord-interaction',
+        projectId: credential.description.project_id,
+        providerEventId: interaction.id,
+      };
+      if (!(await claimReceipt(runtime.store, ref, runtime.clock.nowMs()))) return REFUSED;
+    }
     if (interaction.type === APPLICATION_COMMAND && interaction.data?.name === 'membership') {
       const userId = interaction.member?.user?.id ?? interaction.user?.id;
       return await membershipReply(runtime, {

@@ -49,6 +49,20 @@ async function hasReceipt(store: Store, ref: HookReceiptRef): Promise<boolean> {
   );
 }
 
+/**
+ * Stores the receipt of an update that changes nothing but must be answered once (a Discord interaction): true when
+ * this call stored it, false when it existed already (a replay).
+ */
+export async function claimReceipt(store: Store, ref: HookReceiptRef, nowMs: number): Promise<boolean> {
+  try {
+    await store.transactWrite([receiptPut(ref, nowMs)]);
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionFailedError || error instanceof TransactionCanceledError) return false;
+    throw error;
+  }
+}
+
 /** What {@link applyOnce} did: the work ran and its receipt is stored, or an earlier delivery's receipt was found. */
 export type ReceiptOutcome = 'applied' | 'duplicate';
 

@@ -148,9 +148,16 @@ async function abilitiesStillHeld(
   return requested.filter((ability): ability is Ability => isAbility(ability) && held.has(ability));
 }
 
+/** A spent refresh token presented again (RFC 9700 §4.14.2): the whole grant is revoked. Always throws `invalid_grant`. */
+async function refusedReuse(store: Store, clock: Clock, grantId: string): Promise<never> {
+  await revokeOAuthGrant(store, clock, grantId);
+  throw invalidGrant('The refresh token has already been used; the grant is revoked. Authorize again.');
+}
+
 /**
  * Issuing a token is a creator write (DESIGN D20): refused with BILLING_LOCKED (402) while the team is locked, as
- * minting one on the dashboard is. Nothing is spent, so the same code or refresh token works once it is paid.
+ * minting one on the dashboard is. Checked after a reuse is detected; a refresh token is not spent, so it works again
+ * once the invoices are paid.
  */
 async function refuseWhenLocked(store: Store, teamId: string): Promise<void> {
   await lockdownGuard(teamId).verify(store);
@@ -185,7 +192,6 @@ export async function exchangeAuthorizationCode(
   if (!parts || !code || !matchesHash(parts[2], code.secret_sha256))
     throw invalidGrant('The authorization code is not valid.');
   identify({ teamId: code.team_id });
-  await refuseWhenLocked(store, code.team_id);
   const nowMs = clock.nowMs();
   try {
     await store.update({
@@ -210,6 +216,7 @@ export async function exchangeAuthorizationCode(
   }
   if (code.expires_at_ms <= nowMs)
     throw invalidGrant('The authorization code has expired (codes are valid for 60 seconds).');
+  await refuseWhenLocked(store, code.team_id);
   if (code.client_id !== input.clientId) throw invalidGrant('The authorization code was issued to another client.');
   if (code.redirect_uri !== input.redirectUri)
     throw invalidGrant('redirect_uri does not match the one of the authorization request.');
@@ -273,11 +280,10 @@ export async function refreshGrant(
   const grantId = refresh.grant_id;
   const grantItem = await store.get(keys.oauthGrant(grantId));
   const grant = grantItem ? parseStoredGrant(grantItem) : undefined;
-  if (grant) {
-    identify({ teamId: grant.team_id });
-    // Before the token is spent: it works again once the invoices are paid.
-    await refuseWhenLocked(store, grant.team_id);
-  }
+  if (grant) identify({ teamId: grant.team_id });
+  if (refresh.spent_at !== undefined) await refusedReuse(store, clock, grantId);
+  // Before the token is spent: it works again once the invoices are paid.
+  if (grant) await refuseWhenLocked(store, grant.team_id);
   const nowMs = clock.nowMs();
   try {
     await store.update({
@@ -288,8 +294,7 @@ export async function refreshGrant(
     });
   } catch (error) {
     if (!(error instanceof ConditionFailedError)) throw error;
-    await revokeOAuthGrant(store, clock, grantId);
-    throw invalidGrant('The refresh token has already been used; the grant is revoked. Authorize again.');
+    await refusedReuse(store, clock, grantId);
   }
   if (refresh.expires_at_ms <= nowMs) throw invalidGrant('The refresh token has expired (30 days). Authorize again.');
   const current = await store.get(keys.oauthGrant(grantId));

@@ -77,6 +77,8 @@ const StoredRefresh = z.object({
   grant_id: z.string(),
   client_id: z.string(),
   expires_at_ms: z.number(),
+  /** When it was used up (rotated). */
+  spent_at: z.optional(Timestamp),
 });
 
 /** Parses a refresh token item. */

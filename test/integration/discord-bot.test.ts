@@ -43,10 +43,10 @@ useDiscordFixture();
 /** Sends an interaction to the hook, signed with `key` (default the application's) as Discord does. */
 async function interact(
   body: Record<string, unknown>,
-  options: { key?: KeyObject; project?: string; tamper?: boolean } = {},
+  options: { key?: KeyObject; project?: string; tamper?: boolean; signedAtMs?: number } = {},
 ) {
   const text = JSON.stringify(body);
-  const timestamp = String(Math.floor(clock.nowMs() / 1000));
+  const timestamp = String(Math.floor((options.signedAtMs ?? clock.nowMs()) / 1000));
   const signature = sign(null, Buffer.from(timestamp + text), options.key ?? keyPair.privateKey).toString('hex');
   const project = options.project ?? projectId;
   const result = await serveHookRequest(runtime, {
@@ -243,6 +243,26 @@ describe('the interactions hook', () => {
     ];
     expect(answers.map((answer) => answer.status)).toEqual([401, 401, 401, 401, 401]);
     expect(new Set(answers.map((answer) => JSON.stringify(answer.body))).size).toBe(1);
+  });
+
+  it('refuses an interaction signed more than 5 minutes from now, and one whose id was answered already (401)', async () => {
+    await connectAndLink();
+    const minute = 60_000;
+    const command = (id: string) => ({
+      id,
+      type: 2,
+      data: { name: 'membership', type: 1 },
+      member: { user: { id: '700000000000000998', username: 'someone' } },
+      guild_id: GUILD_ID,
+    });
+    const refused = await interact(command('1'), { key: generateKeyPairSync('ed25519').privateKey });
+    expect(refused.status).toBe(401);
+    const stale = await interact(command('2'), { signedAtMs: clock.nowMs() - 5 * minute - 1000 });
+    const ahead = await interact(command('3'), { signedAtMs: clock.nowMs() + 5 * minute + 1000 });
+    expect([stale, ahead]).toEqual([refused, refused]);
+    expect((await interact(command('4'), { signedAtMs: clock.nowMs() - 4 * minute })).status).toBe(200);
+    expect(await interact(command('4'))).toEqual(refused);
+    expect((await interact(command('5'))).status).toBe(200);
   });
 
   it('answers PING with PONG and /membership ephemerally, for a known and an unknown Discord user', async () => {

@@ -141,30 +141,31 @@ describe('OAuth consent', () => {
 });
 
 describe('the token endpoint', () => {
-  it('issuance is oauthAuthorizationCodeGrant: an entry naming the access token, a refused reuse too, works while locked', async () => {
+  it('issuance is oauthAuthorizationCodeGrant: an entry naming the access token, a refused reuse too, BILLING_LOCKED while locked', async () => {
     const { teamId, ownerId } = await teamWithOwner();
-    const { answer, client, verifier, ip } = await consentFor(teamId, ownerId);
-    const code = new URL((await answer('allow', randomUUID())).headers.Location).searchParams.get('code')!;
-    await lockTeam(runtime, teamId);
-    const exchange = async () => {
+    const exchange = async (flow: Awaited<ReturnType<typeof consentFor>>, code: string) => {
       const response = await call('/oauth/token', {
         method: 'POST',
         headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
         body: new URLSearchParams({
           grant_type: 'authorization_code',
           code,
-          client_id: client.client_id,
+          client_id: flow.client.client_id,
           redirect_uri: REDIRECT,
-          code_verifier: verifier,
+          code_verifier: flow.verifier,
         }).toString(),
-        ip,
+        ip: flow.ip,
       });
       return { status: response.status, body: await response.json() };
     };
-    const issued = await exchange();
+    const codeOf = async (flow: Awaited<ReturnType<typeof consentFor>>) =>
+      new URL((await flow.answer('allow', randomUUID())).headers.Location).searchParams.get('code')!;
+    const flow = await consentFor(teamId, ownerId);
+    const code = await codeOf(flow);
+    const issued = await exchange(flow, code);
     expect(issued.status, JSON.stringify(issued.body)).toBe(200);
     const tokenId = /^svc_live_([0-9A-Z]{26})_/.exec(issued.body.access_token)![1];
-    expect(await exchange()).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    expect(await exchange(flow, code)).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
     expect(await entriesOf(teamId, 'oauthAuthorizationCodeGrant')).toMatchObject([
       { surface: 'rest', outcome: 'ok', status: 200, token_id: tokenId },
       { surface: 'rest', outcome: 'VALIDATION_FAILED', token_id: null },
@@ -175,15 +176,26 @@ describe('the token endpoint', () => {
       body: new URLSearchParams({
         grant_type: 'refresh_token',
         refresh_token: issued.body.refresh_token,
-        client_id: client.client_id,
+        client_id: flow.client.client_id,
       }).toString(),
-      ip,
+      ip: flow.ip,
     });
     // The reused code revoked the grant (RFC 6749 §4.1.2): the refresh is refused, and logged.
     expect(refreshed.status).toBe(400);
     expect(await entriesOf(teamId, 'oauthRefreshTokenGrant')).toMatchObject([
       { surface: 'rest', outcome: 'VALIDATION_FAILED' },
     ]);
+
+    // Issuing a token is a creator write (D20): a locked team gets none, and the refusal is logged.
+    const lockedFlow = await consentFor(teamId, ownerId);
+    const lockedCode = await codeOf(lockedFlow);
+    await lockTeam(runtime, teamId);
+    expect(await exchange(lockedFlow, lockedCode)).toMatchObject({ status: 402 });
+    expect((await entriesOf(teamId, 'oauthAuthorizationCodeGrant')).at(-1)).toMatchObject({
+      surface: 'rest',
+      outcome: 'BILLING_LOCKED',
+      token_id: null,
+    });
   });
 });
 

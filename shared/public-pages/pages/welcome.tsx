@@ -16,9 +16,13 @@ import { MemberPage, NotFoundPage } from './layout.js';
 
 /**
  * The welcome page after a join (DESIGN D26): `?session_id=` (Stripe Checkout) or `?subscription=&t=` (signed welcome
- * link); polls with htmx every 2 seconds until access is granted. A forged or foreign link shows the one "not found"
- * page and grants nothing.
+ * link); polls with htmx every 2 seconds until access is granted, at most {@link MAX_POLLS} times, and always ends
+ * somewhere: the invite link, why there is none (no bot connected), or what to do next, with a link to the portal. A
+ * forged or foreign link shows the one "not found" page and grants nothing.
  */
+
+/** Polls of one welcome page (every 2 seconds: 3 minutes), counted in its `polls` query parameter. */
+const MAX_POLLS = 90;
 
 /** Statuses during which the welcome page keeps polling: access may still come. */
 const WAITING = new Set<Subscription['status']>(['pending', 'incomplete', 'scheduled']);
@@ -46,8 +50,22 @@ function HowToGetIn(props: { project: Project; subscription: Subscription }): Ht
       </>
     );
   }
+  if (props.project.platform_type === 'telegram' && !props.project.bot)
+    return (
+      <p>
+        Your access is active, but {props.project.name} has not connected its Telegram bot yet, so there is no invite
+        link to show. Once it does, “Manage your membership” gives you the link.
+      </p>
+    );
   if (props.project.platform_type === 'telegram')
     return <p>Your invite link is on its way: this page shows it as soon as it is made.</p>;
+  if (props.project.platform_type === 'discord' && !props.project.bot)
+    return (
+      <p>
+        Your access is active, but {props.project.name} has not connected its Discord server yet. Once it does, open
+        “Manage your membership” and choose “Link your Discord account” to join the server with your roles.
+      </p>
+    );
   if (props.project.platform_type === 'discord') {
     return (
       <p>
@@ -59,12 +77,18 @@ function HowToGetIn(props: { project: Project; subscription: Subscription }): Ht
   return <p>Your access is active: sign in on {props.project.name}’s site with the e-mail address you used here.</p>;
 }
 
-/** True while the page should poll: no subscription yet, one not started, or a Telegram invite link still to come. */
+/**
+ * True while access may still come: no subscription yet, one not started, or a Telegram invite link still to come
+ * (only with a bot to make it).
+ */
 function isWaiting(project: Project, subscription: Subscription | null): boolean {
   return (
     !subscription ||
     WAITING.has(subscription.status) ||
-    (subscription.has_access && subscription.invite_links.length === 0 && project.platform_type === 'telegram')
+    (subscription.has_access &&
+      subscription.invite_links.length === 0 &&
+      project.platform_type === 'telegram' &&
+      project.bot !== null)
   );
 }
 
@@ -74,9 +98,11 @@ function StatusPart(props: {
   project: Project;
   subscription: Subscription | null;
   manage: string | null;
+  /** True once the page has polled {@link MAX_POLLS} times while still waiting. */
+  gaveUp: boolean;
 }): Html {
   const { subscription } = props;
-  const waiting = isWaiting(props.project, subscription);
+  const waiting = isWaiting(props.project, subscription) && !props.gaveUp;
   const poll = waiting ? { 'hx-get': props.self, 'hx-trigger': 'every 2s', 'hx-swap': 'outerHTML' } : {};
   return (
     <div id="welcome-status" class="card" aria-live="polite" {...poll}>
@@ -104,6 +130,14 @@ function StatusPart(props: {
             ''
           )}
         </>
+      )}
+      {props.gaveUp ? (
+        <p>
+          This is taking longer than usual. Nothing is lost: reload this page in a few minutes
+          {props.manage ? ', or manage your membership above' : ''}.
+        </p>
+      ) : (
+        ''
       )}
     </div>
   );
@@ -140,13 +174,17 @@ export async function welcomePage(
       return htmlResult(404, <NotFoundPage />);
     }
   }
+  const polls = Math.min(Number.parseInt(request.query.get('polls') ?? '0', 10) || 0, MAX_POLLS);
+  const gaveUp = polls >= MAX_POLLS && isWaiting(project, subscription);
   // A portal link is made once the page stops polling, not on every poll.
   const manage =
-    subscription?.has_access && !isWaiting(project, subscription)
+    subscription?.has_access && (gaveUp || !isWaiting(project, subscription))
       ? await manageLink(context.teamId, subscription)
       : null;
-  const self = `${request.path}?${request.query.toString()}`;
-  const part = <StatusPart self={self} project={project} subscription={subscription} manage={manage} />;
+  const next = new URLSearchParams(request.query);
+  next.set('polls', String(polls + 1));
+  const self = `${request.path}?${next.toString()}`;
+  const part = <StatusPart self={self} project={project} subscription={subscription} manage={manage} gaveUp={gaveUp} />;
   if (request.htmx) return htmlResult(200, part);
   return htmlResult(
     200,
