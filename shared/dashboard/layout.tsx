@@ -5,6 +5,7 @@
  * token for htmx, and the page without a session. Every text is escaped by the runtime.
  */
 import { CsrfField, type Viewer } from './components.js';
+import { Favicon } from '../web/components.js';
 import { Fragment, h, type Child, type Html } from '../web/html.js';
 
 const NAVIGATION: ReadonlyArray<{ section: string; links: ReadonlyArray<{ href: string; label: string }> }> = [
@@ -38,6 +39,7 @@ function Head(props: { title: string; csrfToken?: string }): Html {
       <meta name="viewport" content="width=device-width, initial-scale=1" />
       <title>{props.title} · Membership dashboard</title>
       {props.csrfToken ? <meta name="csrf-token" content={props.csrfToken} /> : ''}
+      <Favicon />
       <link rel="stylesheet" href="/dashboard/assets/dashboard.css" />
       <script src="/dashboard/assets/htmx.min.js" defer></script>
       <script src="/dashboard/assets/simplewebauthn-browser.min.js" defer></script>

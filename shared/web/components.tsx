@@ -9,6 +9,19 @@ import { h, type Child, type Html } from './html.js';
  * details shown readably with their hint, timestamps, badges and tables. Every text is escaped by the runtime.
  */
 
+/**
+ * The pages' icon, inline (an SVG data URI), so browsers never ask for `/favicon.ico`, which no surface serves. The CSP
+ * allows `data:` images (`headers.ts`).
+ */
+export function Favicon(): Html {
+  return (
+    <link
+      rel="icon"
+      href="data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'%3E%3Ccircle cx='8' cy='8' r='7' fill='%232563eb'/%3E%3C/svg%3E"
+    />
+  );
+}
+
 /** A fresh idempotency key for a form: a double-clicked submit sends it twice and runs once (DESIGN D3). */
 export function IdempotencyField(): Html {
   return <input type="hidden" name="idempotency_key" value={randomUUID()} />;

@@ -90,6 +90,8 @@ describe('needs attention', () => {
     const home = await get('/dashboard');
     expect(home.status).toBe(200);
     expect(home.body).toContain('Needs attention');
+    // An inline icon: browsers never ask for /favicon.ico, which no surface serves.
+    expect(home.body).toContain('<link rel="icon" href="data:image/svg+xml,');
     expect(home.body).toContain('Nothing needs your attention.');
     expect(home.body).toContain(team.id);
     expect(home.body).toContain('href="/dashboard/tokens"');

@@ -45,6 +45,7 @@ describe('the welcome page', () => {
   it('explains a Telegram project without a bot, stops polling and links to the portal', async () => {
     const { project, welcome } = await freeJoin('telegram');
     expect(welcome).toContain('has not connected its Telegram bot yet');
+    expect(welcome).toContain('<link rel="icon" href="data:image/svg+xml,');
     expect(welcome).not.toContain('on its way');
     expect(welcome).not.toContain('hx-trigger');
     expect(manageLink(welcome)).toContain(`/portal/${project.id}/sign-in?token=`);

@@ -1,5 +1,5 @@
 /** @jsx h */
-import { ProblemView } from '../../web/components.js';
+import { Favicon, ProblemView } from '../../web/components.js';
 import { h, type Child, type Html } from '../../web/html.js';
 import type { ProblemDocument } from '../../errors.js';
 
@@ -18,6 +18,7 @@ export function MemberPage(props: { title: string; site?: string; children?: Chi
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="htmx-config" content='{"includeIndicatorStyles":false}' />
         <title>{props.site ? `${props.title} · ${props.site}` : props.title}</title>
+        <Favicon />
         <link rel="stylesheet" href="/dashboard/assets/dashboard.css" />
         <script src="/dashboard/assets/htmx.min.js" defer></script>
       </head>
