@@ -40,6 +40,12 @@ describe('projects from the dashboard in Chromium at 375 px', () => {
     expect(await page.getByRole('textbox', { name: 'Webhook URL' }).inputValue()).toBe(
       `${service().baseUrl}/hooks/stripe/${projectId}`,
     );
+    // The whole join link shows at 375 px: its field wraps instead of cutting it off.
+    expect(
+      await page
+        .getByRole('textbox', { name: 'Join link' })
+        .evaluate((field) => field.scrollWidth <= field.clientWidth && field.scrollHeight <= field.clientHeight),
+    ).toBe(true);
     await expectAccessible(page);
     await screenshot(page, 'project-settings-375');
     expect(

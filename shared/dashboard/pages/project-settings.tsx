@@ -51,14 +51,16 @@ function publicBaseUrl(request: SignedInRequest): string {
 
 /**
  * A read-only text field with a Copy button (the dashboard script copies it; without the script the text can be
- * selected).
+ * selected). A text area that wraps, so a long link shows whole on a phone.
  */
 function CopyField(props: { id: string; label: string; value: string; hint?: string }): Html {
   return (
     <div>
       <label for={props.id}>{props.label}</label>
       <div class="secret">
-        <input type="text" id={props.id} value={props.value} readonly />
+        <textarea id={props.id} class="copy-value" rows="2" readonly>
+          {props.value}
+        </textarea>
         <button type="button" class="secondary" data-copy={props.id} aria-label={`Copy ${props.label.toLowerCase()}`}>
           Copy
         </button>
