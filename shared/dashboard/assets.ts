@@ -93,6 +93,7 @@ td .actions { margin:0; }
 .problem strong { display:block; }
 .notice { border:1px solid var(--ok); background:#ecfdf3; color:#0b4a2a; border-radius:8px; padding:.75rem 1rem; margin-bottom:1rem; }
 .secret { display:flex; gap:.5rem; align-items:center; flex-wrap:wrap; }
+#consent-abilities { columns: 2 16rem; margin:.25rem 0; } #consent-abilities li { break-inside: avoid; }
 .secret textarea.copy-value { flex:1 1 14rem; min-width:0; overflow-wrap:anywhere; resize:none; field-sizing:content; font-family: ui-monospace, monospace; }
 .secret output { font-family: ui-monospace, monospace; background:#f2f4f7; padding:.4rem .6rem; border-radius:6px; word-break:break-all; }
 dl.facts { display:grid; grid-template-columns:max-content 1fr; gap:.3rem 1rem; margin:0; }

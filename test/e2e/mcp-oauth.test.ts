@@ -107,7 +107,12 @@ describe('MCP SDK client OAuth against the local server', () => {
     await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
     await page.waitForURL(/\/dashboard\/oauth\/authorize\?request=/);
     expect(await page.textContent('#consent')).toContain('E2E assistant');
-    expect(await page.textContent('#consent-abilities')).toContain('mcp:full');
+    // Grouped by object, so the decision stays in view at 1280 × 800 even for every ability.
+    expect(await page.textContent('#consent-abilities')).toMatch(/mcp:\s*full/);
+    await page.setViewportSize({ width: 1280, height: 800 });
+    expect(
+      await page.getByRole('button', { name: 'Allow' }).evaluate((button) => button.getBoundingClientRect().bottom),
+    ).toBeLessThanOrEqual(800);
     await page.getByRole('button', { name: 'Allow' }).click();
     await page.waitForURL(`${REDIRECT_URL}**`);
     expect(callback?.searchParams.get('code')).toMatch(/^oac_/);

@@ -50,6 +50,19 @@ function withRedirectOrigin(result: ApiGatewayResult, redirectUri: string): ApiG
   return result;
 }
 
+/**
+ * Abilities grouped by object, in catalogue order: `[object, actions]` pairs (`["project", ["view-any", "update"]]`), so
+ * a consent of twenty abilities is a few lines and its decision stays in view.
+ */
+function abilityGroups(abilities: readonly string[]): [string, string[]][] {
+  const groups = new Map<string, string[]>();
+  for (const ability of abilities) {
+    const [object, action] = ability.split(':');
+    groups.set(object, [...(groups.get(object) ?? []), action ?? object]);
+  }
+  return [...groups];
+}
+
 /** `GET /dashboard/oauth/authorize?request=<id>`: the consent screen. */
 export async function consentPage(request: SignedInRequest): Promise<ApiGatewayResult> {
   const pending = await findAuthorizationRequest(
@@ -77,13 +90,23 @@ export async function consentPage(request: SignedInRequest): Promise<ApiGatewayR
           </p>
           <h2>It would be able to</h2>
           <ul id="consent-abilities">
-            {abilities.map((ability) => (
+            {abilityGroups(abilities).map(([object, actions]) => (
               <li>
-                <code>{ability}</code>{' '}
-                <span class="hint">{ABILITIES.find((entry) => entry.value === ability)?.description ?? ''}</span>
+                <strong>{object}</strong>: {actions.join(', ')}
               </li>
             ))}
           </ul>
+          <details>
+            <summary>What each ability allows</summary>
+            <ul>
+              {abilities.map((ability) => (
+                <li>
+                  <code>{ability}</code>{' '}
+                  <span class="hint">{ABILITIES.find((entry) => entry.value === ability)?.description ?? ''}</span>
+                </li>
+              ))}
+            </ul>
+          </details>
           {abilities.length < pending.scope.length ? (
             <p class="hint">
               Abilities you do not hold yourself are left out ({pending.scope.length - abilities.length}).
