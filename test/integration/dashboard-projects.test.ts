@@ -104,8 +104,8 @@ describe('project forms', () => {
     });
     const settings = (await get(`/dashboard/projects/${projectId}/settings?created=1`)).body;
     expect(settings).toContain('The project is created.');
-    expect(settings).toContain(`value="${PUBLIC_BASE_URL}/join/${projectId}" readonly`);
-    expect(settings).toContain(`value="${PUBLIC_BASE_URL}/hooks/stripe/${projectId}" readonly`);
+    expect(settings).toContain(`readonly>${PUBLIC_BASE_URL}/join/${projectId}</textarea>`);
+    expect(settings).toContain(`readonly>${PUBLIC_BASE_URL}/hooks/stripe/${projectId}</textarea>`);
     expect(settings).toContain('<option value="channel">channel</option>');
     expect(settings).not.toContain('<option value="role">');
 
