@@ -4,6 +4,7 @@ import type { Store } from './store/store.js';
 import type { WebhookTransport } from './domain/webhook-deliveries/transport/port.js';
 import type { DeliveryMetrics } from './domain/webhook-deliveries/metrics.js';
 import type { IntegrationSettings } from './integrations.js';
+import type { MailSender } from './mail/port.js';
 
 /**
  * A queue message of the delivery pipeline. It only says "look at delivery X for attempt N" (or
@@ -119,4 +120,9 @@ export interface Runtime {
    * Powertools, flushed per invocation); absent locally and in tests, where nothing is reported.
    */
   metrics?: DeliveryMetrics;
+  /**
+   * Sends the messages' e-mail (DESIGN D32). Absent: built from the environment by `mailSenderFromEnvironment`
+   * (`shared/mail/`): SES on AWS, `SMTP_URL` elsewhere.
+   */
+  mail?: MailSender;
 }
