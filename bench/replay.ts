@@ -16,7 +16,7 @@ import type { Principal } from '../shared/auth/principal.js';
 import { ABILITY_VALUES } from '../shared/catalogues/abilities.js';
 import { isoTime, systemClock } from '../shared/clock.js';
 import { newDeliveryId, newEventId } from '../shared/ids.js';
-import type { PipelineMessage, ReplayBatchMessage, Runtime } from '../shared/runtime.js';
+import type { DeliveryMessage, PipelineMessage, ReplayBatchMessage, Runtime } from '../shared/runtime.js';
 import { createTables } from '../shared/store/create-tables.js';
 import { localDynamoDbClient } from '../shared/store/dynamodb-local.js';
 import { keys, sortKeyPrefix } from '../shared/store/keys.js';
@@ -205,7 +205,9 @@ export async function measureReplay(options: ReplayOptions): Promise<ReplayResul
       clock: systemClock,
       deliveryQueue: {
         async send(messages: readonly PipelineMessage[]) {
-          const attempts = messages.filter((message) => message.kind !== 'replay_batch');
+          const attempts = messages.filter(
+            (message): message is DeliveryMessage => message.kind === 'attempt' || message.kind === 'dead_letter',
+          );
           for (const message of messages) if (message.kind === 'replay_batch') batches.push(message);
           if (attempts.length === 0) return;
           queued.sends++;

@@ -39,6 +39,11 @@ export function newDeliveryId(nowMs: number): string {
   return `dlv_${ulid(nowMs)}`;
 }
 
+/** A new message id: `msg_` + ULID (DESIGN D32), time-ordered by `nowMs` (epoch milliseconds). */
+export function newMessageId(nowMs: number): string {
+  return `msg_${ulid(nowMs)}`;
+}
+
 /** A new ULID (token ids, activity entries), time-ordered by `nowMs` (epoch milliseconds). */
 export function newUlid(nowMs: number): string {
   return ulid(nowMs);

@@ -60,8 +60,26 @@ export interface ReplayBatchMessage {
   replay_id: string;
 }
 
-/** Any message of the delivery queue: a delivery's attempt or dead-letter timer, or a replay job's next batch. */
-export type PipelineMessage = DeliveryMessage | ReplayBatchMessage;
+/**
+ * A queue message that sends one message to a subscriber (DESIGN D32): attempt N of message `message_id`. The message
+ * item is the source of truth, so a duplicate or stale queue message does nothing.
+ */
+export interface MessageSendMessage {
+  kind: 'message_send';
+  team_id: string;
+  project_id: string;
+  subscriber_id: string;
+  /** `msg_` + ULID. */
+  message_id: string;
+  /** The attempt this queue message is for (1 …). */
+  attempt: number;
+}
+
+/**
+ * Any message of the delivery queue: a delivery's attempt or dead-letter timer, a replay job's next batch, or a
+ * message to a subscriber.
+ */
+export type PipelineMessage = DeliveryMessage | ReplayBatchMessage | MessageSendMessage;
 
 /**
  * The `DeliveryQueue` port (SQS on AWS, in-process locally). Messages are grouped by `team_id` (the SQS

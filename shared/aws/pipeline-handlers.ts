@@ -38,6 +38,14 @@ const DeliveryMessageSchema = z.discriminatedUnion('kind', [
     ),
   }),
   z.object({ kind: z.literal('replay_batch'), team_id: z.uuid(), replay_id: z.uuid() }),
+  z.object({
+    kind: z.literal('message_send'),
+    team_id: z.uuid(),
+    project_id: z.uuid(),
+    subscriber_id: z.uuid(),
+    message_id: z.string().check(z.regex(/^msg_[0-9A-HJKMNP-TV-Z]{26}$/)),
+    attempt: z.number().check(z.int(), z.gte(1), z.lte(10)),
+  }),
 ]);
 
 /**

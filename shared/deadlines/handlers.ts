@@ -2,6 +2,7 @@ import { expireAccessCodeBatch } from '../domain/access-codes/expiry.js';
 import { applyBillingPeriodDeadline, applyGracePeriodDeadline } from '../domain/billing/deadlines.js';
 import { applyMemberPlatformSync, applySubscriptionInviteLinks } from '../domain/subscriptions/platform-sync.js';
 import { applySubscriptionDeadline } from '../domain/subscriptions/clock-deadline.js';
+import { applyMessageReminders } from '../domain/messages/lifecycle.js';
 import type { DeadlineHandler, DeadlineKind } from './deadline.js';
 
 export type { DeadlineHandler } from './deadline.js';
@@ -18,4 +19,5 @@ export const DEADLINE_HANDLERS = {
   'billing.grace_period': applyGracePeriodDeadline,
   'member.platform_sync': applyMemberPlatformSync,
   'subscription.invite_links': applySubscriptionInviteLinks,
+  'message.reminders': applyMessageReminders,
 } as const satisfies Record<DeadlineKind, DeadlineHandler>;

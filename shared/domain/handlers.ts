@@ -22,6 +22,7 @@ import { webhookEndpointsHandlers } from './webhook-endpoints/handlers.js';
 import { eventsHandlers } from './events/handlers.js';
 import { webhookReplaysHandlers } from './webhook-replays/handlers.js';
 import { metricsHandlers } from './metrics/handlers.js';
+import { messagesHandlers, messagesInternalHandlers } from './messages/handlers.js';
 import { portalSessionsInternalHandlers } from './portal-sessions/internal-handlers.js';
 import { membersInternalHandlers } from './members/internal-handlers.js';
 import { tokensInternalHandlers } from './tokens/internal-handlers.js';
@@ -54,6 +55,7 @@ const HANDLERS = {
   ...webhookReplaysHandlers,
   ...eventsHandlers,
   ...documentsHandlers,
+  ...messagesHandlers,
 } satisfies Record<OperationId, unknown>;
 
 /** Every internal operation's handler by id (DESIGN D35), typed like {@link HANDLERS}. */
@@ -61,6 +63,7 @@ const INTERNAL_HANDLERS = {
   ...portalSessionsInternalHandlers,
   ...membersInternalHandlers,
   ...tokensInternalHandlers,
+  ...messagesInternalHandlers,
 } satisfies Record<InternalOperationId, unknown>;
 
 const ALL_HANDLERS: Record<OperationId | InternalOperationId, unknown> = { ...HANDLERS, ...INTERNAL_HANDLERS };

@@ -20,6 +20,7 @@ import { webhookEndpointsModule } from './webhook-endpoints/operations.js';
 import { eventsModule } from './events/operations.js';
 import { webhookReplaysModule } from './webhook-replays/operations.js';
 import { metricsModule } from './metrics/operations.js';
+import { messagesModule } from './messages/operations.js';
 
 /**
  * The list of object modules (DESIGN §2, D13): metadata only (operation definitions), so `lib/` may
@@ -51,4 +52,5 @@ export const MODULES = [
   webhookReplaysModule,
   eventsModule,
   documentsModule,
+  messagesModule,
 ] as const;

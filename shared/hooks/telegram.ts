@@ -11,6 +11,7 @@ import type { Runtime } from '../runtime.js';
 import { isUuid, type HookAnswer, type HookHandler } from './hook.js';
 import { hookPrincipal, hookProject } from './principal.js';
 import { membershipCommand } from './membership-command.js';
+import { botMessagingCommand } from './bot-messaging.js';
 import { applyOnce, type HookReceiptRef } from './receipts.js';
 
 /**
@@ -167,6 +168,22 @@ async function handleTelegramUpdate(
 
 /** The `/account` command (optionally `/account@bot_name`), alone or with arguments. */
 const ACCOUNT_COMMAND = /^\/account(@\w+)?(\s|$)/;
+/** `/start` (the bot may message the user, DESIGN D32) and `/stop` (opt out of non-essential messages). */
+const MESSAGING_COMMAND = /^\/(start|stop)(@\w+)?(\s|$)/;
+
+/** What the bot answers `/start` and `/stop`, by command and whether the user is a subscriber. */
+const MESSAGING_ANSWERS = {
+  start: {
+    found:
+      'Hello! You will get your membership\u2019s notices here. Send /account to manage it, /stop to get only the essential ones.',
+    missing: 'Hello! No membership was found for your Telegram account here yet. Send /account once you have joined.',
+  },
+  stop: {
+    found:
+      'Done: you will only get essential notices (failed payments, access removed) from now on. Send /start to get them all again.',
+    missing: 'No membership was found for your Telegram account here, so there is nothing to stop.',
+  },
+} as const;
 
 /**
  * Answers a private message (DESIGN D27): `/account` from the Telegram user a subscriber of the project is
@@ -180,8 +197,23 @@ async function answerCommand(
   message: z.infer<typeof Message>,
   updateId: number,
 ): Promise<void> {
-  if (message.chat.type !== 'private' || !message.from || !bot.botToken || !ACCOUNT_COMMAND.test(message.text ?? ''))
+  if (message.chat.type !== 'private' || !message.from || !bot.botToken) return;
+  const messaging = MESSAGING_COMMAND.exec(message.text ?? '');
+  if (messaging) {
+    const command = messaging[1] as 'start' | 'stop';
+    const answer = await botMessagingCommand(runtime, {
+      source: 'telegram',
+      teamId: bot.teamId,
+      projectId: bot.projectId,
+      platformUserId: String(message.from.id),
+      command,
+      eventId: String(updateId),
+    });
+    const text = MESSAGING_ANSWERS[command][answer.found ? 'found' : 'missing'];
+    await sendTelegramMessage(integrationsOf(runtime), bot.botToken, message.chat.id, text);
     return;
+  }
+  if (!ACCOUNT_COMMAND.test(message.text ?? '')) return;
   const answer = await membershipCommand(runtime, {
     source: 'telegram',
     teamId: bot.teamId,

@@ -15,6 +15,8 @@ export const RATE_LIMITS = {
   'rest-anonymous': { limit: 5, windowSeconds: 60 },
   'public-pages': { limit: 60, windowSeconds: 60 },
   oauth: { limit: 30, windowSeconds: 60 },
+  /** A project's bot DMs on Telegram (30 a second overall, DESIGN D32), per project. */
+  'telegram-messages': { limit: 30, windowSeconds: 1 },
 } as const;
 
 /** A bucket name of {@link RATE_LIMITS}. */

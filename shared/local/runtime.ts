@@ -34,6 +34,8 @@ export interface LocalRuntimeOptions {
   deadlineIntervalMs?: number;
   /** Receives one line per processed message (the local server logs it). */
   onDelivery?: (line: { delivery_id: string; attempt: number; outcome: string }) => void;
+  /** Receives one line per processed message to a subscriber (DESIGN D32). */
+  onMessage?: (line: { message_id: string; attempt: number; outcome: string }) => void;
   /** Receives one line per processed replay batch. */
   onReplayBatch?: (line: { replay_id: string; outcome: string }) => void;
   onError?: (error: unknown) => void;
@@ -119,6 +121,8 @@ export function createLocalRuntime(options: LocalRuntimeOptions): LocalRuntime {
       outsideRequestScope(() => processDeliveryMessage(runtime, message))
         .then((outcome) => {
           if (message.kind === 'replay_batch') options.onReplayBatch?.({ replay_id: message.replay_id, outcome });
+          else if (message.kind === 'message_send')
+            options.onMessage?.({ message_id: message.message_id, attempt: message.attempt, outcome });
           else options.onDelivery?.({ delivery_id: message.delivery_id, attempt: message.attempt, outcome });
         })
         .catch((error) => {
@@ -326,10 +330,12 @@ class FairQueue {
 
 /** The lane of a message: its endpoint, or '' when it names none. */
 function laneOf(message: PipelineMessage): string {
-  return message.kind === 'replay_batch' ? '' : (message.endpoint_id ?? '');
+  return message.kind === 'replay_batch' || message.kind === 'message_send' ? '' : (message.endpoint_id ?? '');
 }
 
 /** The identity of a delivery message (kind, delivery, attempt); null for replay batches (never dropped). */
 function presenceKey(message: PipelineMessage): string | null {
-  return message.kind === 'replay_batch' ? null : `${message.kind} ${message.delivery_id} ${message.attempt}`;
+  if (message.kind === 'replay_batch') return null;
+  if (message.kind === 'message_send') return `${message.kind} ${message.message_id} ${message.attempt}`;
+  return `${message.kind} ${message.delivery_id} ${message.attempt}`;
 }

@@ -166,6 +166,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       clock,
       timeScale: options.timeScale,
       onDelivery: (line) => log(JSON.stringify({ type: 'delivery', ...line })),
+      onMessage: (line) => log(JSON.stringify({ type: 'message', ...line })),
     });
     const logRequest = (line: Record<string, unknown>) => log(JSON.stringify({ type: 'request', ...line }));
     const rest = createRestHandler(() => runtime, { onResponse: logRequest });

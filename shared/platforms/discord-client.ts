@@ -274,3 +274,22 @@ async function tokenRequest(
     }),
   );
 }
+
+/**
+ * Sends `content` to a user's DMs (`POST /users/@me/channels` for the DM channel, then `POST /channels/{id}/messages`,
+ * no mentions parsed). Throws `DiscordCallError` (403 when the user does not take DMs from the bot).
+ */
+export async function sendDirectMessage(
+  settings: DiscordSettings,
+  token: string,
+  userId: string,
+  content: string,
+): Promise<void> {
+  const rest = client(settings, token);
+  const channel = await callDiscord<{ id: string }>('POST /users/@me/channels', () =>
+    rest.post(Routes.userChannels(), { body: { recipient_id: userId } }),
+  );
+  await callDiscord('POST /channels/{id}/messages', () =>
+    rest.post(Routes.channelMessages(channel.id), { body: { content, allowed_mentions: { parse: [] } } }),
+  );
+}

@@ -39,4 +39,8 @@ export const manualPaymentProvider: PaymentProviderAdapter = {
       retryable: false,
     };
   },
+
+  async openInvoiceUrl() {
+    return { ok: true, url: null } as const;
+  },
 };

@@ -175,6 +175,19 @@ export interface PaymentProviderAdapter {
    * failure.
    */
   createBillingPortalSession(request: BillingPortalSessionRequest): Promise<BillingPortalSessionResult>;
+  /**
+   * The hosted page where the subscriber pays a subscription's open invoice (DESIGN D32's recovery link: Stripe's
+   * `hosted_invoice_url`); `url` null when the provider has none or nothing is open.
+   */
+  openInvoiceUrl(request: OpenInvoiceRequest): Promise<{ ok: true; url: string | null } | ProviderFailure>;
+}
+
+/** Which subscription's open invoice to find at the provider. */
+export interface OpenInvoiceRequest {
+  team_id: string;
+  project_id: string;
+  /** The provider's id of the subscription (Stripe: `sub_...`). */
+  provider_subscription_id: string;
 }
 
 /** The adapters by provider; a connected provider without an adapter fails its syncs (recorded, visible). */

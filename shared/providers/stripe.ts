@@ -414,5 +414,20 @@ export function stripePaymentProvider(dependencies: StripeAdapterDependencies): 
         return stripeFailure(client.errors, error, 'create a Billing Portal session');
       }
     },
+
+    async openInvoiceUrl(request) {
+      const client = await clientOf(request);
+      if ('ok' in client) return client;
+      try {
+        const invoices = await client.invoices.list({
+          subscription: request.provider_subscription_id,
+          status: 'open',
+          limit: 1,
+        });
+        return { ok: true, url: invoices.data[0]?.hosted_invoice_url ?? null };
+      } catch (error) {
+        return stripeFailure(client.errors, error, 'read the open invoice');
+      }
+    },
   };
 }

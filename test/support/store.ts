@@ -14,7 +14,7 @@ import { ABILITY_VALUES, type Ability } from '../../shared/catalogues/abilities.
 import { manualClock, type Clock, type ManualClock } from '../../shared/clock.js';
 import { authenticate, type Principal } from '../../shared/auth/principal.js';
 import { mintToken } from '../../shared/domain/tokens/repository.js';
-import type { DeliveryMessage, ReplayBatchMessage, Runtime } from '../../shared/runtime.js';
+import type { DeliveryMessage, ReplayBatchMessage, MessageSendMessage, Runtime } from '../../shared/runtime.js';
 import { createTables } from '../../shared/store/create-tables.js';
 import { createStore, type Store } from '../../shared/store/store.js';
 import { createTeam } from '../../shared/domain/teams/repository.js';
@@ -149,6 +149,8 @@ export interface TestRuntime extends Runtime {
   scheduled: ScheduledMessage[];
   /** Every replay job's batch message sent to the queue, in order (kept apart from {@link queued}). */
   replayBatches: ReplayBatchMessage[];
+  /** Every message-send queue message, with its delay in seconds, in order (kept apart from {@link queued}). */
+  messageSends: { message: MessageSendMessage; delaySeconds: number }[];
   /** Empties {@link queued} and {@link scheduled}, returning what they held. */
   drain(): { queued: QueuedMessage[]; scheduled: ScheduledMessage[] };
 }
@@ -189,10 +191,12 @@ export async function createTestRuntime(options: {
     queued: [],
     scheduled: [],
     replayBatches: [],
+    messageSends: [],
     deliveryQueue: {
       async send(messages, delaySeconds) {
         for (const message of messages) {
           if (message.kind === 'replay_batch') runtime.replayBatches.push({ ...message });
+          else if (message.kind === 'message_send') runtime.messageSends.push({ message: { ...message }, delaySeconds });
           else runtime.queued.push({ message: { ...message }, delaySeconds });
         }
       },

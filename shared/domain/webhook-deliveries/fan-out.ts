@@ -22,6 +22,7 @@ import {
   standardSignatureHeader,
 } from './signing.js';
 import { firstAttemptMessage } from './state-machine.js';
+import { planMessages } from '../messages/lifecycle.js';
 
 /**
  * Fan-out (DESIGN D6): from one stored event to its deliveries, and what each delivery sends — the
@@ -59,6 +60,8 @@ export async function fanOutEvents(
   events: readonly StoredEvent[],
 ): Promise<number> {
   let created = 0;
+  // Messages first (DESIGN D32): their occasion markers make a retry of this fan-out write none twice.
+  await planMessages(runtime, events);
   // Team after team (a relay page or a commit holds few teams); route bundles that fan out one event stay free of
   // p-map.
   for (const [teamId, teamEvents] of Map.groupBy(events, (event) => event.team_id)) {

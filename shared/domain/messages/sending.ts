@@ -1,0 +1,163 @@
+import { isEssentialMessage, type MessageChannel, type MessageKind } from '../../catalogues/message-kinds.js';
+import { isoTime } from '../../clock.js';
+import { integrationsOf } from '../../integrations.js';
+import type { MessageSendMessage, Runtime } from '../../runtime.js';
+import { messageStore, type MessageAddress } from '../../store/messages.js';
+import { planStore } from '../../store/plans.js';
+import { projectStore } from '../../store/projects.js';
+import { readSubscription } from '../../store/subscriptions/reads.js';
+import { MAX_QUEUE_DELAY_SECONDS } from '../webhook-deliveries/policy.js';
+import { renderMessage, type MessageContext } from '../message-templates/render.js';
+import { loadMessageTemplate } from '../message-templates/templates.js';
+import { toPlan } from '../plans/repository.js';
+import { createPortalLink } from '../portal-sessions/links.js';
+import { toProject } from '../projects/repository.js';
+import { toSubscriber } from '../subscribers/repository.js';
+import { toSubscription } from '../subscriptions/records.js';
+import { paymentRecoveryUrl } from './recovery.js';
+import { reachabilityOf } from './creation.js';
+import { sendThroughChannel, type SendFailure } from './channels.js';
+import { createUnsubscribeLink } from './unsubscribe.js';
+
+/**
+ * The message worker (DESIGN D32): one queue message → one attempt of one message. The attempt is taken first
+ * (`queued` → `sending`, conditional on the attempt number), so a repeated or stale queue message sends nothing, and a
+ * message is never sent twice; a transient failure queues the next attempt, a block or a bounce is recorded.
+ */
+
+/** How long to wait before attempt N+1 after a transient failure of attempt N (seconds), N = 1 …; then `failed`. */
+const RETRY_WAITS_SECONDS = [10, 60, 300, 900, 900] as const;
+
+/** What one queue message came to, for logs and tests. */
+export type MessageSendOutcome = 'sent' | 'retry_scheduled' | 'failed' | 'message_skipped' | 'skipped';
+
+/** The portal of a project (sign-in page), under the service's public base URL. */
+function portalUrl(runtime: Runtime, projectId: string): string {
+  const base = integrationsOf(runtime).publicBaseUrl ?? '';
+  return `${base}/portal/${projectId}`;
+}
+
+/** The runtime's mail sender; throws when it has none (a configuration error: the queue retries, then dead-letters). */
+function mailOf(runtime: Runtime): NonNullable<Runtime['mail']> {
+  if (!runtime.mail) throw new Error('No mail sender is configured (SMTP_URL or MAIL_FROM).');
+  return runtime.mail;
+}
+
+/** Handles one `message_send` queue message (see the module note). Throws only on store errors (the queue retries). */
+export async function processMessageSend(runtime: Runtime, queued: MessageSendMessage): Promise<MessageSendOutcome> {
+  const address: MessageAddress = {
+    teamId: queued.team_id,
+    projectId: queued.project_id,
+    subscriberId: queued.subscriber_id,
+    messageId: queued.message_id,
+  };
+  const nowIso = () => isoTime(runtime.clock.nowMs());
+  const message = await messageStore.begin(runtime.store, address, queued.attempt, nowIso());
+  if (!message) return 'skipped';
+  const kind = message.kind as MessageKind;
+  const channel = message.channel as MessageChannel;
+  const finish = (
+    status: string,
+    failureReason: string | null,
+    extra: { nextAttemptAt?: string; sentAt?: string } = {},
+  ) => messageStore.finish(runtime.store, address, { status, nowIso: nowIso(), failureReason, ...extra });
+
+  const reach = await reachabilityOf(runtime, address.teamId, address.projectId, address.subscriberId);
+  const recipient =
+    channel === 'email'
+      ? reach?.email
+      : typeof reach?.subscriber.platform_user_id === 'string'
+        ? reach.subscriber.platform_user_id
+        : null;
+  if (!reach || !recipient || (channel !== 'email' && reach.bot !== channel)) {
+    await finish('skipped', 'The subscriber cannot be reached through this channel any more.');
+    return 'message_skipped';
+  }
+  if (reach.optedOut && !isEssentialMessage(kind)) {
+    await finish('skipped', 'The subscriber opted out of messages of this kind.');
+    return 'message_skipped';
+  }
+  const context = await messageContext(runtime, address, message, reach.subscriber);
+  if (!context) {
+    await finish('skipped', 'The project or subscription is gone.');
+    return 'message_skipped';
+  }
+  const template = await loadMessageTemplate(runtime, address.teamId, address.projectId, kind);
+  const rendered = renderMessage(template, channel === 'email' ? 'email' : 'bot', context);
+  const failure: SendFailure | null = await sendThroughChannel(runtime, mailOf(runtime), {
+    teamId: address.teamId,
+    projectId: address.projectId,
+    kind,
+    channel,
+    recipient,
+    subject: rendered.subject,
+    text: rendered.text,
+    html: rendered.html,
+    unsubscribeUrl: context.links.unsubscribe,
+  });
+  if (!failure) {
+    await finish('sent', null, { sentAt: nowIso() });
+    return 'sent';
+  }
+  if (failure.kind !== 'transient') {
+    const preference =
+      failure.kind === 'bounced' ? 'email_bounced_at' : failure.kind === 'blocked' ? 'bot_blocked_at' : null;
+    if (preference) await messageStore.setPreference(runtime.store, address, preference, nowIso());
+    await finish('failed', failure.reason);
+    return 'failed';
+  }
+  const wait = RETRY_WAITS_SECONDS[queued.attempt - 1];
+  if (wait === undefined) {
+    await finish('failed', `${failure.reason} Gave up after ${queued.attempt} attempts.`);
+    return 'failed';
+  }
+  const delaySeconds = Math.min(MAX_QUEUE_DELAY_SECONDS, Math.max(wait, failure.retryAfterSeconds ?? 0));
+  await finish('queued', failure.reason, { nextAttemptAt: isoTime(runtime.clock.nowMs() + delaySeconds * 1000) });
+  await runtime.deliveryQueue.send([{ ...queued, attempt: queued.attempt + 1 }], delaySeconds / runtime.timeScale);
+  return 'retry_scheduled';
+}
+
+/** The rendering context of a message: its project, subscriber, subscription and plan, and its links. Null when gone. */
+async function messageContext(
+  runtime: Runtime,
+  address: MessageAddress,
+  message: Record<string, unknown>,
+  subscriberItem: Record<string, unknown>,
+): Promise<MessageContext | null> {
+  const projectItem = await projectStore.read(runtime.store, address.teamId, address.projectId);
+  if (!projectItem) return null;
+  const subscriptionItem =
+    typeof message.subscription_id === 'string'
+      ? await readSubscription(runtime.store, address.teamId, message.subscription_id)
+      : undefined;
+  const subscription = subscriptionItem ? toSubscription(subscriptionItem) : null;
+  const planItem = subscription ? await planStore.read(runtime.store, address.teamId, subscription.plan_id) : undefined;
+  const kind = message.kind as MessageKind;
+  const portal = portalUrl(runtime, address.projectId);
+  const signIn =
+    kind === 'sign_in_link'
+      ? (await createPortalLink(runtime, address.teamId, address.projectId, address.subscriberId)).url
+      : null;
+  const recovery =
+    kind === 'payment_failed' || kind === 'grace_ending'
+      ? ((subscriptionItem ? await paymentRecoveryUrl(runtime, address.teamId, subscriptionItem) : null) ?? portal)
+      : null;
+  const graceEnd = (subscription as { grace_period_end?: string | null } | null)?.grace_period_end ?? null;
+  return {
+    project: toProject(projectItem),
+    subscriber: toSubscriber(subscriberItem, { contact: true }),
+    plan: planItem ? toPlan(planItem) : null,
+    subscription,
+    links: {
+      portal,
+      recovery,
+      sign_in: signIn,
+      unsubscribe: isEssentialMessage(kind)
+        ? null
+        : await createUnsubscribeLink(runtime, address.teamId, address.projectId, address.subscriberId),
+      join: `${integrationsOf(runtime).publicBaseUrl ?? ''}/join/${address.projectId}`,
+    },
+    grace: graceEnd && typeof message.grace_day === 'number' ? { ends_at: graceEnd, day: message.grace_day } : null,
+    broadcast: null,
+  };
+}

@@ -1,0 +1,48 @@
+import { randomUUID } from 'node:crypto';
+import { messagesInternalHandlers } from '../domain/messages/handlers.js';
+import { messagesModule } from '../domain/messages/operations.js';
+import { derivedIdempotencyKey } from '../limits/idempotency.js';
+import { anyHandler } from '../operations/handler.js';
+import { invokeOperation } from '../operations/invoke.js';
+import type { Runtime } from '../runtime.js';
+import { hookPrincipal } from './principal.js';
+
+/**
+ * The bots' `/start` and `/stop` (DESIGN D32, D35): `recordBotCommand` run by the pipeline as the verified hook, its
+ * idempotency key derived from the platform's update id. Resolves whether the platform user is linked to a
+ * subscriber; throws when the operation failed (the hook answers 5xx and the platform sends the update again).
+ */
+export async function botMessagingCommand(
+  runtime: Runtime,
+  command: {
+    source: 'telegram' | 'discord';
+    teamId: string;
+    projectId: string;
+    platformUserId: string;
+    command: 'start' | 'stop';
+    /** The platform's update id; null when the request carries none (no replay). */
+    eventId: string | null;
+  },
+): Promise<{ found: boolean }> {
+  const operation = messagesModule.internal.recordBotCommand;
+  const input = { project_id: command.projectId, platform_user_id: command.platformUserId, command: command.command };
+  const outcome = await invokeOperation({
+    runtime,
+    principal: hookPrincipal(command.teamId, command.source),
+    operation,
+    handler: anyHandler(messagesInternalHandlers.recordBotCommand),
+    surface: 'portal',
+    requestId: `${command.source}:${command.eventId ?? randomUUID()}`,
+    decode: () => ({
+      input,
+      idempotencyKey:
+        command.eventId === null
+          ? null
+          : derivedIdempotencyKey(`${command.source}:${command.projectId}:${command.command}:${command.eventId}`),
+      fingerprint: [`hook:${command.source}`, operation.id, JSON.stringify(input)],
+      cursorField: 'body.cursor',
+    }),
+  });
+  if (!outcome.ok) throw new Error(`${operation.id} failed: ${outcome.problem.code}`);
+  return outcome.result as { found: boolean };
+}

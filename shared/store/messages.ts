@@ -1,0 +1,196 @@
+import { ITEM_ABSENT, conditionally } from './expressions.js';
+import { entity, keys, sortKeyPrefix } from './keys.js';
+import { queryPage, type Page } from './pages.js';
+import type { Item, Key } from './requests.js';
+import { ConditionFailedError, type Store } from './store.js';
+
+/**
+ * The message store (DESIGN D32): messages in their subscriber's partition, the occasion markers that make a message
+ * at most once per (subscription, kind, occasion, channel), and a subscriber's messaging preferences.
+ */
+
+/** Where a message is kept: its team, project, subscriber and id. */
+export interface MessageAddress {
+  teamId: string;
+  projectId: string;
+  subscriberId: string;
+  messageId: string;
+}
+
+/** The key of a message item. */
+function messageKey(address: MessageAddress): Key {
+  return keys.subscriberMessage(address.teamId, address.projectId, address.subscriberId, address.messageId);
+}
+
+/** The preferences a subscriber's messaging has (each a timestamp, ISO, or absent). */
+export type MessagePreference = 'opted_out_at' | 'bot_started_at' | 'bot_blocked_at' | 'email_bounced_at';
+
+export const messageStore = {
+  /**
+   * Writes the messages of one occasion (their fields, `status` queued) with the occasion's marker, only if the marker
+   * is absent: one transaction. True when written, false when the occasion already had its messages.
+   */
+  async insertOccasion(store: Store, teamId: string, occasionSha256: string, messages: readonly Item[]) {
+    if (messages.length === 0) return false;
+    const marker = { ...keys.messageOccasion(teamId, occasionSha256), entity: entity.messageOccasion };
+    try {
+      await store.transactWrite([
+        { Put: { Item: marker, ConditionExpression: ITEM_ABSENT } },
+        ...messages.map((message) => ({
+          Put: {
+            Item: {
+              ...keys.subscriberMessage(
+                teamId,
+                message.project_id as string,
+                message.subscriber_id as string,
+                message.id as string,
+              ),
+              entity: entity.message,
+              team_id: teamId,
+              ...message,
+            },
+          },
+        })),
+      ]);
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionFailedError) return false;
+      throw error;
+    }
+  },
+
+  /** A message item (strongly consistent), or undefined. */
+  async read(store: Store, address: MessageAddress): Promise<Item | undefined> {
+    return store.get(messageKey(address));
+  },
+
+  /**
+   * Takes attempt `attempt` of a queued message: `queued` with `attempts = attempt - 1` → `sending`. Returns the item
+   * as it is now, or undefined when the message is not waiting for that attempt (a repeated or stale queue message).
+   */
+  async begin(store: Store, address: MessageAddress, attempt: number, nowIso: string): Promise<Item | undefined> {
+    try {
+      return await store.update({
+        Key: messageKey(address),
+        UpdateExpression: 'SET #status = :sending, attempts = :attempt, updated_at = :now REMOVE next_attempt_at',
+        ConditionExpression: '#status = :queued AND attempts = :previous',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':sending': 'sending',
+          ':queued': 'queued',
+          ':attempt': attempt,
+          ':previous': attempt - 1,
+          ':now': nowIso,
+        },
+        ReturnValues: 'ALL_NEW',
+      });
+    } catch (error) {
+      if (error instanceof ConditionFailedError) return undefined;
+      throw error;
+    }
+  },
+
+  /**
+   * Records how an attempt ended (`sent`, `failed`, `skipped`, or `queued` again with `next_attempt_at`), only while
+   * the message is `sending`. False when it was not.
+   */
+  async finish(
+    store: Store,
+    address: MessageAddress,
+    outcome: { status: string; nowIso: string; failureReason: string | null; nextAttemptAt?: string; sentAt?: string },
+  ): Promise<boolean> {
+    const fields: Record<string, unknown> = {
+      status: outcome.status,
+      updated_at: outcome.nowIso,
+      failure_reason: outcome.failureReason,
+      next_attempt_at: outcome.nextAttemptAt ?? null,
+      ...(outcome.sentAt ? { sent_at: outcome.sentAt } : {}),
+    };
+    const names = Object.fromEntries(Object.keys(fields).map((field, index) => [`#f${index}`, field]));
+    const values = Object.fromEntries(Object.values(fields).map((value, index) => [`:f${index}`, value]));
+    return conditionally(
+      store.update({
+        Key: messageKey(address),
+        UpdateExpression: `SET ${Object.keys(fields)
+          .map((_, index) => `#f${index} = :f${index}`)
+          .join(', ')}`,
+        ConditionExpression: '#status = :sending',
+        ExpressionAttributeNames: { ...names, '#status': 'status' },
+        ExpressionAttributeValues: { ...values, ':sending': 'sending' },
+      }),
+    );
+  },
+
+  /** One page of a subscriber's messages, newest first (DESIGN D12). Errors: VALIDATION_FAILED for a foreign cursor. */
+  async listPage<T>(
+    store: Store,
+    teamId: string,
+    projectId: string,
+    subscriberId: string,
+    query: { limit: number; cursor?: string },
+    map: (item: Item) => T,
+  ): Promise<Page<T>> {
+    return queryPage(store, {
+      partition: keys.subscriberMessagesPartition(teamId, projectId, subscriberId),
+      sortKeyPrefix: sortKeyPrefix.subscriberMessage,
+      limit: query.limit,
+      cursor: query.cursor,
+      ascending: false,
+      map,
+    });
+  },
+
+  /** Stores an unsubscribe link under the SHA-256 (hex) of its token; `expiresAtMs` epoch MILLISECONDS. */
+  async createUnsubscribeLink(
+    store: Store,
+    tokenSha256: string,
+    link: { teamId: string; projectId: string; subscriberId: string; expiresAtMs: number },
+  ): Promise<void> {
+    await store.put({
+      Item: {
+        ...keys.unsubscribeLink(tokenSha256),
+        entity: entity.unsubscribeLink,
+        team_id: link.teamId,
+        project_id: link.projectId,
+        subscriber_id: link.subscriberId,
+        expires_at_ms: link.expiresAtMs,
+        expires_at: Math.ceil(link.expiresAtMs / 1000),
+      },
+      ConditionExpression: ITEM_ABSENT,
+    });
+  },
+
+  /** The unsubscribe link of a token's SHA-256 (hex), or undefined. */
+  async readUnsubscribeLink(store: Store, tokenSha256: string): Promise<Item | undefined> {
+    return store.get(keys.unsubscribeLink(tokenSha256));
+  },
+
+  /** Puts a deadline item (creates it, or moves its due time) outside a unit of work. */
+  async putDeadline(store: Store, deadline: Item): Promise<void> {
+    await store.put({ Item: deadline });
+  },
+
+  /** A subscriber's messaging preferences item (strongly consistent), or undefined when none was ever set. */
+  async readPreferences(store: Store, teamId: string, projectId: string, subscriberId: string) {
+    return store.get(keys.messagePreferences(teamId, projectId, subscriberId));
+  },
+
+  /** Sets (an ISO time) or clears (null) one messaging preference of a subscriber, creating the item when needed. */
+  async setPreference(
+    store: Store,
+    subscriber: { teamId: string; projectId: string; subscriberId: string },
+    preference: MessagePreference,
+    value: string | null,
+  ): Promise<void> {
+    await store.update({
+      Key: keys.messagePreferences(subscriber.teamId, subscriber.projectId, subscriber.subscriberId),
+      UpdateExpression:
+        value === null ? 'SET entity = :entity REMOVE #preference' : 'SET entity = :entity, #preference = :value',
+      ExpressionAttributeNames: { '#preference': preference },
+      ExpressionAttributeValues: {
+        ':entity': entity.messagePreferences,
+        ...(value === null ? {} : { ':value': value }),
+      },
+    });
+  },
+};
