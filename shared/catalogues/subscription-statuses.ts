@@ -62,7 +62,8 @@ export const SUBSCRIPTION_STATUSES = [
     label: 'Past due',
     color: 'orange',
     category: 'at_risk',
-    description: 'A renewal payment failed; the provider is retrying and access continues for now.',
+    description:
+      'A renewal payment failed; the payment is retried and access continues until grace_period_end (the plan\u2019s grace_days, default 7).',
   },
   {
     value: 'unpaid',

@@ -136,7 +136,10 @@ export function castTime(startMs: number, day: number, index: number): number {
   return startMs + day * DAY_MS + 8 * 3_600_000 + ((index * 137) % 600) * 60_000;
 }
 
-/** The demo project's plans (requests of `createPlan`): monthly with a 7-day trial, yearly, and a free newsletter. */
+/**
+ * The demo project's plans (requests of `createPlan`): monthly with a 7-day trial and a 10-day grace period, yearly,
+ * and a free newsletter.
+ */
 export const DEMO_PLANS = {
   monthly: {
     name: 'Monthly reader',
@@ -145,6 +148,9 @@ export const DEMO_PLANS = {
     interval: 'month',
     interval_count: 1,
     trial_days: 7,
+    // Long enough that the story's failed renewal (day 22 plus a month: day 50 at the earliest) is still past_due on
+    // the last day, day 59.
+    grace_days: 10,
   },
   yearly: { name: 'Yearly reader', amount: 9000, currency: 'EUR', interval: 'year', interval_count: 1 },
   free: { name: 'Free newsletter', amount: 0, currency: 'EUR', interval: 'month', interval_count: 1 },

@@ -225,6 +225,8 @@ describe('every D15 transition and every event at one receiver', () => {
       currency: 'EUR',
       interval: 'month',
       trial_days: 7,
+      // Longer than the trial, so the failed renewals become unpaid in a run of their own after it ends.
+      grace_days: 14,
     });
     const platinum = await api('POST', `/v1/projects/${main.id}/plans`, {
       name: 'Platinum',

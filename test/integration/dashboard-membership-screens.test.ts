@@ -227,7 +227,7 @@ describe('membership screens', () => {
     expect(canceledPage).not.toContain('/change-plan');
   });
 
-  it('create a plan from the price in the major unit; a double-submitted form creates one plan; a price the currency cannot have is refused before anything runs; POSTs need the CSRF token', async () => {
+  it('create a plan from the price in the major unit and its grace period; a double-submitted form creates one plan; a price the currency cannot have is refused before anything runs; POSTs need the CSRF token', async () => {
     const { clock, runtime, team, owner, principal } = await world();
     const project = await createProject(runtime, principal, { name: 'Club', platform_type: 'web' });
     const { session, cookieValue } = await createSession(runtime.store, clock, {
@@ -255,6 +255,14 @@ describe('membership screens', () => {
       return listed.ok ? listed.result.data : [];
     };
 
+    const newPlan = await handleDashboardRequest(
+      runtime,
+      dashboardEvent('GET', `/dashboard/projects/${project.id}/plans/new`, { cookie: cookieValue }),
+    );
+    expect(newPlan.body).toContain('Grace period (days)');
+    expect(newPlan.body).toContain('How long a member whose renewal failed keeps access while the payment is retried.');
+    expect(newPlan.body).toMatch(/name="grace_days"[^>]*value="7"/);
+
     const refused = await post(`/dashboard/projects/${project.id}/plans`, {
       idempotency_key: randomUUID(),
       name: 'Kuwaiti',
@@ -274,12 +282,13 @@ describe('membership screens', () => {
       interval: 'month',
       interval_count: '1',
       trial_days: '0',
+      grace_days: '3',
     };
     const first = await post(`/dashboard/projects/${project.id}/plans`, form);
     const second = await post(`/dashboard/projects/${project.id}/plans`, form);
     expect(first.statusCode).toBe(303);
     expect(second.headers.Location).toBe(first.headers.Location);
-    expect(await plans()).toEqual([expect.objectContaining({ amount: 1990, currency: 'EUR' })]);
+    expect(await plans()).toEqual([expect.objectContaining({ amount: 1990, currency: 'EUR', grace_days: 3 })]);
 
     const forged = await handleDashboardRequest(
       runtime,

@@ -76,6 +76,7 @@ describe('create, read and list', () => {
       interval_count: 1,
       access_days: null,
       trial_days: 0,
+      grace_days: 7,
       status: 'active',
       price_version: 1,
       price_history: [
@@ -169,6 +170,9 @@ describe('create, read and list', () => {
       [{ amount: -1 }, 'amount'],
       [{ amount: 1.5 }, 'amount'],
       [{ interval: 'day' }, 'interval'],
+      [{ grace_days: 31 }, 'grace_days'],
+      [{ grace_days: -1 }, 'grace_days'],
+      [{ grace_days: 2.5 }, 'grace_days'],
       [{ is_active: true }, ''],
     ];
     for (const [overrides, field] of cases) {
@@ -292,6 +296,41 @@ describe('update, activate, deactivate', () => {
     expect(await domainSnapshot(runtime.store)).toEqual(before);
     expectRestProblem(await call('POST', `/v1/plans/${plan.id}`, { price_version: 9 }), 'VALIDATION_FAILED');
     expectRestProblem(await call('POST', `/v1/plans/${randomUUID()}`, { name: 'Ghost' }), 'NOT_FOUND');
+  });
+
+  it('sets the grace period (0 to 30 days, default 7) on create and update, without a price version; a plan stored without one reads as 7', async () => {
+    const plan = await createGold({ grace_days: 0 });
+    expect(plan.grace_days).toBe(0);
+    await setLiveSubscriptions(plan.id, 2);
+    await newEvents();
+    clock.advance(60_000);
+    const longer = await call('POST', `/v1/plans/${plan.id}`, { grace_days: 30 });
+    expect(longer.status, longer.text).toBe(200);
+    expect(longer.json).toMatchObject({ grace_days: 30, price_version: 1, sync_status: 'not_synced' });
+    expect(longer.json.price_history).toHaveLength(1);
+    const events = await newEvents();
+    expect(types(events)).toEqual(['plan.updated']);
+    expect(events[0].data.plan).toEqual(longer.json);
+    const viaTool = await tool(runtime, team.principal, 'update_plan', { id: plan.id, grace_days: 3 });
+    expect(viaTool.structuredContent).toMatchObject({ grace_days: 3, price_version: 1 });
+    expect(types(await newEvents())).toEqual(['plan.updated']);
+
+    const before = await domainSnapshot(runtime.store);
+    expect((await call('POST', `/v1/plans/${plan.id}`, { grace_days: 3 })).json.grace_days).toBe(3);
+    const tooLong = expectRestProblem(
+      await call('POST', `/v1/plans/${plan.id}`, { grace_days: 31 }),
+      'VALIDATION_FAILED',
+    );
+    expect(tooLong.errors?.some((error) => error.path.includes('grace_days'))).toBe(true);
+    expectToolProblem(
+      await tool(runtime, team.principal, 'update_plan', { id: plan.id, grace_days: 31 }),
+      'VALIDATION_FAILED',
+    );
+    expect(await domainSnapshot(runtime.store)).toEqual(before);
+    expect(await newEvents()).toEqual([]);
+
+    await runtime.store.update({ Key: keys.plan(team.team.id, plan.id), UpdateExpression: 'REMOVE grace_days' });
+    expect((await call('GET', `/v1/plans/${plan.id}`)).json.grace_days).toBe(7);
   });
 
   it('activates and deactivates through their routes and through update_plan, refusing repeats', async () => {

@@ -96,9 +96,11 @@ describe('mapped events', () => {
     ).toBe(200);
     const failed = await newEvents();
     expect(types(failed)).toEqual(['payment.failed', 'subscription.past_due']);
+    // Its grace period is the plan's default 7 days from the failure.
     expect(await ok('GET', `/v1/subscriptions/${subscriptionId}`)).toMatchObject({
       status: 'past_due',
       has_access: true,
+      grace_period_end: new Date(clock.nowMs() + 7 * 86_400_000).toISOString(),
     });
     clock.advance(86_400_000);
     expect(
@@ -106,6 +108,10 @@ describe('mapped events', () => {
     ).toBe(200);
     const recovered = await newEvents();
     expect(types(recovered)).toEqual(['payment.succeeded', 'subscription.activated']);
+    expect(await ok('GET', `/v1/subscriptions/${subscriptionId}`)).toMatchObject({
+      status: 'active',
+      grace_period_end: null,
+    });
     expect((recovered[0].data as { payment: { id: string } }).payment.id).toBe(
       (failed[0].data as { payment: { id: string } }).payment.id,
     );

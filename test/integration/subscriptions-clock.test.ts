@@ -108,7 +108,7 @@ describe('clock-driven transitions (deadline worker)', () => {
     expect(await liveCount(keys.plan(team.team.id, free.id))).toBe(0);
   });
 
-  it('applies the 23-hour incomplete expiry and the 14-day past-due and 30-day unpaid limits', async () => {
+  it('applies the 23-hour incomplete expiry, the default 7-day grace of a past_due subscription stored without grace_period_end, and the 30-day unpaid limit', async () => {
     // Payments arrive in a later part: put two subscriptions into incomplete and past_due directly.
     const incomplete = await subscribe({});
     const overdue = await subscribe({ plan_id: silver.id, subscriber_id: await newSubscriber('Ivy') });
@@ -137,7 +137,7 @@ describe('clock-driven transitions (deadline worker)', () => {
     expect(await newEvents()).toEqual([]);
     const dueTimes = (await deadlines()).map((item) => item.due_at).sort();
     expect(dueTimes).toEqual(
-      [isoTime(Date.parse(incomplete.created_at) + 23 * HOUR), isoTime(clock.nowMs() + 14 * DAY)].sort(),
+      [isoTime(Date.parse(incomplete.created_at) + 23 * HOUR), isoTime(clock.nowMs() + 7 * DAY)].sort(),
     );
 
     clock.advance(23 * HOUR);
@@ -148,7 +148,7 @@ describe('clock-driven transitions (deadline worker)', () => {
     });
     expect(types(await newEvents())).toEqual(['subscription.incomplete_expired']);
 
-    clock.advance(14 * DAY);
+    clock.advance(7 * DAY);
     await tick();
     expect(await ok('GET', `/v1/subscriptions/${overdue.id}`)).toMatchObject({
       status: 'unpaid',

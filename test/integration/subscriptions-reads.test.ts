@@ -62,6 +62,7 @@ describe('create, read and list', () => {
       trial_ends_at: null,
       current_period_start: now,
       current_period_end: expect.any(String),
+      grace_period_end: null,
       cancel_at_period_end: false,
       canceled_at: null,
       cancellation_reason: null,

@@ -202,6 +202,7 @@ describe('webhook events', () => {
         trial_ends_at: null,
         current_period_start: now,
         current_period_end: now,
+        grace_period_end: null,
         cancel_at_period_end: false,
         canceled_at: null,
         cancellation_reason: null,
@@ -234,6 +235,7 @@ describe('webhook events', () => {
         interval_count: 1,
         access_days: null,
         trial_days: 0,
+        grace_days: 7,
         status: 'active',
         price_version: 1,
         price_history: [

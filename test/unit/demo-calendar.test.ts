@@ -1,6 +1,7 @@
 /**
  * The demo history's calendar (DESIGN §5) keeps its promises on every date: whatever day and time `npm start` runs,
- * the history has payments on at least 50 of its 60 days, renewals among them, and nothing in the future.
+ * the history has payments on at least 50 of its 60 days, renewals among them, a failed renewal still in its grace
+ * period (past_due, not yet unpaid), and nothing in the future.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -8,6 +9,7 @@ import {
   CAST,
   castTime,
   DEMO_HISTORY_DAYS,
+  DEMO_PLANS,
   expectedPayments,
   historyStartMs,
 } from '../../shared/local/demo-calendar.js';
@@ -26,7 +28,10 @@ function brokenPromises(nowMs: number): string[] {
   if (dates.size < 50) broken.push(`payments on ${dates.size} days`);
   const renewals = payments.filter((payment) => payment.billing_reason === 'renewal' && payment.status === 'succeeded');
   if (renewals.length < 10) broken.push(`${renewals.length} renewals`);
-  if (payments.filter((payment) => payment.status === 'failed').length !== 1) broken.push('not one failed payment');
+  const failed = payments.filter((payment) => payment.status === 'failed');
+  if (failed.length !== 1) broken.push('not one failed payment');
+  if (failed.some(({ atMs }) => atMs + DEMO_PLANS.monthly.grace_days * DAY_MS <= nowMs))
+    broken.push('the failed renewal\u2019s grace period is over (unpaid, not past_due)');
   if (payments.some(({ atMs }) => atMs > nowMs)) broken.push('a payment after now');
   // Every step of the cast happened before now and within the 60 days.
   const startMs = historyStartMs(nowMs);

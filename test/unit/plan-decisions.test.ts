@@ -17,6 +17,7 @@ const plan: Plan = {
   interval_count: 1,
   access_days: null,
   trial_days: 0,
+  grace_days: 7,
   status: 'active',
   price_version: 1,
   price_history: [
@@ -58,6 +59,17 @@ describe('plan decisions (pure, DESIGN D16)', () => {
       expect.objectContaining({ version: 1, amount: 700, effective_from: later }),
     ]);
     expect(inPlace?.condition).toBe(noLive);
+  });
+
+  it('changes the grace period without a price version or a provider sync, even with live subscriptions', () => {
+    const synced = { ...plan, sync_status: 'synced' as const };
+    const change = decidePlanUpdate(synced, project('active'), 2, { grace_days: 0 }, later, noLive);
+    expect(change?.next).toMatchObject({ grace_days: 0, price_version: 1, sync_status: 'synced' });
+    expect(change?.next.price_history).toEqual(plan.price_history);
+    expect(change?.condition).toBeUndefined();
+    expect(change?.events).toEqual(['plan.updated']);
+    expect(change?.sync).toBe(false);
+    expect(decidePlanUpdate(plan, project('active'), 2, { grace_days: plan.grace_days }, later, noLive)).toBeNull();
   });
 
   it('decides nothing for a request that changes nothing', () => {

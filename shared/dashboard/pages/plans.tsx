@@ -2,7 +2,14 @@
 /** @jsxFrag Fragment */
 import { ProblemError, toProblem, type ProblemDocument } from '../../errors.js';
 import type { ApiGatewayResult } from '../../http/api-gateway.js';
-import { MAX_ACCESS_DAYS, MAX_TRIAL_DAYS, PLAN_INTERVALS, type Plan } from '../../domain/plans/schema.js';
+import {
+  DEFAULT_GRACE_DAYS,
+  MAX_ACCESS_DAYS,
+  MAX_GRACE_DAYS,
+  MAX_TRIAL_DAYS,
+  PLAN_INTERVALS,
+  type Plan,
+} from '../../domain/plans/schema.js';
 import { currencyExponent, formatMinorUnits, minorToMajor, toMinorUnits } from '../../schemas/common.js';
 import { Badge, CsrfField, IdempotencyField, Notice, ProblemView, When, type Viewer } from '../components.js';
 import { ActionButton, ActionForm } from '../form-controls.js';
@@ -31,6 +38,7 @@ interface PlanValues {
   interval_count?: string;
   access_days?: string;
   trial_days?: string;
+  grace_days?: string;
 }
 
 function valuesOfPlan(plan: Plan): PlanValues {
@@ -43,6 +51,7 @@ function valuesOfPlan(plan: Plan): PlanValues {
     interval_count: String(plan.interval_count),
     access_days: plan.access_days === null ? '' : String(plan.access_days),
     trial_days: String(plan.trial_days),
+    grace_days: String(plan.grace_days),
   };
 }
 
@@ -57,6 +66,7 @@ function valuesOfForm(form: URLSearchParams): PlanValues {
     interval_count: field('interval_count'),
     access_days: field('access_days'),
     trial_days: field('trial_days'),
+    grace_days: field('grace_days'),
   };
 }
 
@@ -96,6 +106,7 @@ function planInputOf(
       ...(values.interval_count ? { interval_count: number(values.interval_count) } : {}),
       ...(values.interval === 'one_time' && values.access_days ? { access_days: number(values.access_days) } : {}),
       ...(values.interval !== 'one_time' && values.trial_days ? { trial_days: number(values.trial_days) } : {}),
+      ...(values.grace_days ? { grace_days: number(values.grace_days) } : {}),
     },
   };
 }
@@ -198,6 +209,21 @@ function PlanForm(props: {
             value={values.trial_days ?? '0'}
           />
         </div>
+      </div>
+      <div>
+        <label for="plan-grace-days">Grace period (days)</label>
+        <input
+          type="number"
+          id="plan-grace-days"
+          name="grace_days"
+          min="0"
+          max={String(MAX_GRACE_DAYS)}
+          aria-describedby="plan-grace-days-hint"
+          value={values.grace_days ?? String(DEFAULT_GRACE_DAYS)}
+        />
+        <span class="hint" id="plan-grace-days-hint">
+          How long a member whose renewal failed keeps access while the payment is retried.
+        </span>
       </div>
       <div class="actions">
         <ActionButton viewer={props.viewer} ability={props.ability} label={props.submit} />

@@ -9,7 +9,7 @@ import { unitOfWork } from '../../store/unit-of-work.js';
 import { loadProject, planIdsOf, toProject } from '../projects/repository.js';
 import { archivedConflict, priceVersionOf, requirePlanRoles, resolveTerms } from './decisions.js';
 import type { StoredPlan } from './repository.js';
-import { MAX_PLANS_PER_PROJECT, type CreatePlanRequest, type Plan } from './schema.js';
+import { DEFAULT_GRACE_DAYS, MAX_PLANS_PER_PROJECT, type CreatePlanRequest, type Plan } from './schema.js';
 import { syncAfterWrite, type SyncOptions, type SyncRuntime } from './sync.js';
 
 /** Creation of subscription plans (DESIGN D6, D16), with the first provider sync when the project has one connected. */
@@ -48,6 +48,7 @@ export async function createPlan(
         name: input.name,
         description: input.description ?? null,
         ...terms,
+        grace_days: input.grace_days ?? DEFAULT_GRACE_DAYS,
         status: input.status ?? 'active',
         price_version: 1,
         price_history: [priceVersionOf(1, terms, now)],

@@ -163,6 +163,7 @@ export function decidePlanUpdate(
   );
   const next: Plan = { ...plan, ...terms };
   if (input.name !== undefined) next.name = input.name;
+  if (input.grace_days !== undefined) next.grace_days = input.grace_days;
   if (input.description !== undefined) next.description = input.description;
   if (input.status !== undefined) next.status = input.status;
   if (input.platform_role_ids !== undefined) {
@@ -179,7 +180,9 @@ export function decidePlanUpdate(
   const statusChanged = next.status !== plan.status;
   const rolesChanged =
     JSON.stringify(next.platform_role_ids ?? null) !== JSON.stringify(plan.platform_role_ids ?? null);
-  if (!listedChanged && !statusChanged && !rolesChanged) return null;
+  // The grace period is the service's own (not listed at the provider): no price version, no sync.
+  const graceChanged = next.grace_days !== plan.grace_days;
+  if (!listedChanged && !statusChanged && !rolesChanged && !graceChanged) return null;
   if (statusChanged && next.status === 'active' && project.status === 'archived')
     throw archivedConflict(project, 'activating a plan');
   let condition: ChangeCondition | undefined;
@@ -203,7 +206,7 @@ export function decidePlanUpdate(
   }
   if (listedChanged && (project.payment_provider || plan.sync_status !== 'not_synced')) next.sync_status = 'pending';
   const events: WebhookEventName[] = [];
-  if (listedChanged || rolesChanged) events.push('plan.updated');
+  if (listedChanged || rolesChanged || graceChanged) events.push('plan.updated');
   if (statusChanged) events.push(next.status === 'active' ? 'plan.activated' : 'plan.deactivated');
   return { next, events, condition, sync: listedChanged };
 }

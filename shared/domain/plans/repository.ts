@@ -9,7 +9,7 @@ import type { Item } from '../../store/requests.js';
 import { toProject } from '../projects/repository.js';
 import type { Project } from '../projects/schema.js';
 import { parseStoredPlan } from './record.js';
-import type { ListPlansQuery, Plan } from './schema.js';
+import { DEFAULT_GRACE_DAYS, type ListPlansQuery, type Plan } from './schema.js';
 
 /**
  * Plan reads (DESIGN D6, D14, D16, D22); writes live in creation.ts, changes.ts (pure decisions.ts) and sync.ts. Items:
@@ -38,6 +38,7 @@ export function toPlan(item: Item): Plan {
     description: stored.description ?? null,
     access_days: stored.access_days ?? null,
     trial_days: stored.trial_days ?? 0,
+    grace_days: stored.grace_days ?? DEFAULT_GRACE_DAYS,
     price_history: stored.price_history ?? [],
     sync_status: stored.sync_status ?? 'not_synced',
     payment_provider: stored.payment_provider ?? null,

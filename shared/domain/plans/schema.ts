@@ -33,6 +33,10 @@ const MAX_PLAN_AMOUNT = 100_000_000;
 export const MAX_ACCESS_DAYS = 3650;
 /** Longest free trial, in days. */
 export const MAX_TRIAL_DAYS = 365;
+/** Longest grace period, in days: how long a past_due subscription keeps access while its payment is retried. */
+export const MAX_GRACE_DAYS = 30;
+/** A plan's grace period when none is given (and for plans stored before grace periods), in days. */
+export const DEFAULT_GRACE_DAYS = 7;
 /** Longest billing period per interval (one year, as payment providers allow): the largest `interval_count`. */
 export const MAX_INTERVAL_COUNT: Record<PlanInterval, number> = { week: 52, month: 12, year: 1, one_time: 1 };
 /** Most plans one project can hold (bounds the project-delete transaction, DESIGN D14). */
@@ -84,6 +88,16 @@ export const Plan = z
       .nullable(z.number().check(z.int(), z.positive()))
       .check(z.describe('Days of access a one_time plan grants; null for recurring plans.')),
     trial_days: z.number().check(z.int(), z.nonnegative(), z.describe('Free trial length in days (0: none).')),
+    grace_days: z
+      .number()
+      .check(
+        z.int(),
+        z.gte(0),
+        z.lte(MAX_GRACE_DAYS),
+        z.describe(
+          'Grace period in days: how long a member whose renewal failed (past_due) keeps access while the payment is retried, before the subscription becomes unpaid (0: at once).',
+        ),
+      ),
     status: z.enum(PLAN_STATUSES).check(z.describe('`active`: open to new subscriptions; `inactive`: closed.')),
     price_version: z
       .number()
@@ -134,6 +148,7 @@ const Amount = z.number().check(z.int(), z.gte(0), z.lte(MAX_PLAN_AMOUNT));
 const IntervalCount = z.number().check(z.int(), z.gte(1), z.lte(52));
 const AccessDays = z.number().check(z.int(), z.gte(1), z.lte(MAX_ACCESS_DAYS));
 const TrialDays = z.number().check(z.int(), z.gte(0), z.lte(MAX_TRIAL_DAYS));
+const GraceDays = z.number().check(z.int(), z.gte(0), z.lte(MAX_GRACE_DAYS));
 /** Most roles a plan names (`platform_role_ids`). */
 const MAX_PLAN_ROLES = 20;
 const PlatformRoleIds = z
@@ -170,6 +185,13 @@ export const CreatePlanRequest = z
     trial_days: z
       .optional(TrialDays)
       .check(z.describe(`Free trial length in days, 0 to ${MAX_TRIAL_DAYS} (default 0; recurring plans only).`)),
+    grace_days: z
+      .optional(GraceDays)
+      .check(
+        z.describe(
+          `Grace period in days, 0 to ${MAX_GRACE_DAYS} (default ${DEFAULT_GRACE_DAYS}): how long a member whose renewal failed keeps access while the payment is retried; then the subscription becomes unpaid.`,
+        ),
+      ),
     status: z
       .optional(z.enum(PLAN_STATUSES))
       .check(z.describe('active (default) opens the plan to new subscriptions; inactive creates it closed.')),
@@ -188,7 +210,7 @@ export type CreatePlanRequest = z.infer<typeof CreatePlanRequest>;
 /**
  * Body of `POST /v1/plans/{id}` (and the `update_plan` tool's arguments besides `id`). A price change
  * (`amount`, `currency`, `interval`, `interval_count`, `access_days`) on a plan with subscriptions adds
- * a price version; `status` activates or deactivates it.
+ * a price version (`grace_days` is not a price change); `status` activates or deactivates it.
  */
 export const UpdatePlanRequest = z
   .strictObject({
@@ -206,6 +228,13 @@ export const UpdatePlanRequest = z
       .optional(z.nullable(AccessDays))
       .check(z.describe('New access length of a one_time plan; null when switching to a recurring interval.')),
     trial_days: z.optional(TrialDays).check(z.describe('New free trial length in days.')),
+    grace_days: z
+      .optional(GraceDays)
+      .check(
+        z.describe(
+          `New grace period in days, 0 to ${MAX_GRACE_DAYS}; not a price change. Subscriptions already past_due keep their grace_period_end.`,
+        ),
+      ),
     status: z
       .optional(z.enum(PLAN_STATUSES))
       .check(

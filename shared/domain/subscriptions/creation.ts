@@ -142,6 +142,7 @@ export function newSubscription(facts: NewSubscriptionFacts): Subscription {
     trial_ends_at: trialEndMs === null ? null : isoTime(trialEndMs),
     current_period_start: periodStart,
     current_period_end: periodEnd,
+    grace_period_end: null,
     cancel_at_period_end: false,
     canceled_at: null,
     cancellation_reason: null,

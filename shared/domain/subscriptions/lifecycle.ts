@@ -1,5 +1,5 @@
 import { isoTime } from '../../clock.js';
-import type { Plan } from '../plans/schema.js';
+import { DEFAULT_GRACE_DAYS, type Plan } from '../plans/schema.js';
 import type { Subscription } from './schema.js';
 import { hasAccess, transition, type SubscriptionTrigger, type Transition } from './state-machine.js';
 
@@ -14,8 +14,6 @@ import { hasAccess, transition, type SubscriptionTrigger, type Transition } from
 export const DAY_MS = 86_400_000;
 /** How long a first payment may take before `incomplete_expired` (23 hours, D15), in milliseconds. */
 const INCOMPLETE_EXPIRY_MS = 23 * 60 * 60 * 1000;
-/** How long a subscription stays past_due before the clock makes it unpaid (14 days), in milliseconds. */
-const PAST_DUE_LIMIT_MS = 14 * DAY_MS;
 /** How long a subscription stays unpaid before the clock cancels it (30 days), in milliseconds. */
 const UNPAID_LIMIT_MS = 30 * DAY_MS;
 
@@ -73,8 +71,8 @@ export interface DueTrigger {
 
 /**
  * The next clock trigger (D15) or null: `start_reached`, `trial_ended` (payment-free), `term_ended` / `period_renewed`
- * (payment-free), `period_ended`, `incomplete_expired` 23 hours after creation, `retries_exhausted` 14 days past_due,
- * `unpaid_limit_reached` 30 days unpaid.
+ * (payment-free), `period_ended`, `incomplete_expired` 23 hours after creation, `retries_exhausted` at `grace_period_end`
+ * (the plan's grace_days, default 7, after the failed payment), `unpaid_limit_reached` 30 days unpaid.
  */
 export function nextDueTrigger(subscription: Subscription): DueTrigger | null {
   const periodEndMs = ms(subscription.current_period_end);
@@ -99,7 +97,7 @@ export function nextDueTrigger(subscription: Subscription): DueTrigger | null {
     case 'incomplete':
       return { trigger: 'incomplete_expired', atMs: Date.parse(subscription.created_at) + INCOMPLETE_EXPIRY_MS };
     case 'past_due':
-      return { trigger: 'retries_exhausted', atMs: changedMs + PAST_DUE_LIMIT_MS };
+      return { trigger: 'retries_exhausted', atMs: gracePeriodEndMs(subscription) };
     case 'unpaid':
       return { trigger: 'unpaid_limit_reached', atMs: changedMs + UNPAID_LIMIT_MS };
     default:
@@ -107,12 +105,20 @@ export function nextDueTrigger(subscription: Subscription): DueTrigger | null {
   }
 }
 
+/**
+ * When a past_due subscription's grace period ends (epoch ms): its `grace_period_end`, or for one stored before grace
+ * periods, {@link DEFAULT_GRACE_DAYS} after it entered past_due.
+ */
+function gracePeriodEndMs(subscription: Pick<Subscription, 'grace_period_end' | 'status_changed_at'>): number {
+  return ms(subscription.grace_period_end) ?? Date.parse(subscription.status_changed_at) + DEFAULT_GRACE_DAYS * DAY_MS;
+}
+
 /** What a transition needs beyond the subscription: when it happens, the plan it ends on, a reason. */
 export interface TransitionInput {
   /** When the transition takes effect (epoch ms): now for operations, the due time for clock triggers. */
   atMs: number;
   /** The plan the subscription is on after the transition (the new plan for upgrade / downgrade). */
-  plan: Pick<Plan, 'id' | 'amount' | 'interval' | 'interval_count' | 'access_days' | 'price_version'>;
+  plan: Pick<Plan, 'id' | 'amount' | 'interval' | 'interval_count' | 'access_days' | 'price_version' | 'grace_days'>;
   /** A cancellation reason (cancel, cancel_at_period_end). */
   reason?: string | null;
 }
@@ -120,7 +126,8 @@ export interface TransitionInput {
 /**
  * The subscription after `trigger` (DESIGN D15): {@link transition} (CONFLICT when not allowed), then status,
  * `previous_status`, `status_changed_at`, the period (renewal adopts the plan's current price version), cancellation
- * fields and plan; `updated_at` = `atMs`. Returns it and the transition.
+ * fields, plan and `grace_period_end` (set by `payment_failed`, null outside past_due); `updated_at` = `atMs`. Returns
+ * it and the transition.
  */
 export function applyTrigger(
   subscription: Subscription,
@@ -159,6 +166,9 @@ export function applyTrigger(
     case 'period_renewed':
       newPeriod(ms(subscription.current_period_end) ?? atMs);
       next.price_version = plan.price_version;
+      break;
+    case 'payment_failed':
+      next.grace_period_end = isoTime(atMs + plan.grace_days * DAY_MS);
       break;
     case 'payment_succeeded':
       if (subscription.status === 'active') {
@@ -203,5 +213,6 @@ export function applyTrigger(
     default:
       break;
   }
+  if (next.status !== 'past_due') next.grace_period_end = null;
   return { next, transition: moved };
 }

@@ -14,8 +14,8 @@ import { hasAccess } from './state-machine.js';
 
 /**
  * A subscription item as stored (`keys.subscription`): the public fields but the derived `has_access`;
- * the nullable ones, `cancel_at_period_end` and `invite_links` tolerated absent (read as null, false and
- * []). `revision`, `deadline_at` and the provider's subscription id are read by the writes, not here.
+ * the nullable ones (`grace_period_end` among them), `cancel_at_period_end` and `invite_links` tolerated
+ * absent (read as null, false and []). `revision`, `deadline_at` and the provider's subscription id are read by the writes, not here.
  */
 const StoredSubscription = z.partial(z.omit(Subscription, { has_access: true }), {
   previous_status: true,
@@ -24,6 +24,7 @@ const StoredSubscription = z.partial(z.omit(Subscription, { has_access: true }),
   trial_ends_at: true,
   current_period_start: true,
   current_period_end: true,
+  grace_period_end: true,
   cancel_at_period_end: true,
   canceled_at: true,
   cancellation_reason: true,
@@ -51,6 +52,7 @@ export function toSubscription(item: Item): Subscription {
     trial_ends_at: stored.trial_ends_at ?? null,
     current_period_start: stored.current_period_start ?? null,
     current_period_end: stored.current_period_end ?? null,
+    grace_period_end: stored.grace_period_end ?? null,
     cancel_at_period_end: stored.cancel_at_period_end === true,
     canceled_at: stored.canceled_at ?? null,
     cancellation_reason: stored.cancellation_reason ?? null,

@@ -62,6 +62,13 @@ export const Subscription = z
           'End of the current period (renewal, or cancellation when pending_cancellation); null before it starts.',
         ),
       ),
+    grace_period_end: z
+      .nullable(Timestamp)
+      .check(
+        z.describe(
+          'When a past_due subscription loses access unless paid: the failed payment plus the plan\u2019s grace_days; null otherwise.',
+        ),
+      ),
     cancel_at_period_end: z.boolean().check(z.describe('True while pending_cancellation.')),
     canceled_at: z
       .nullable(Timestamp)

@@ -59,8 +59,9 @@ export const NON_TERMINAL_STATUSES: readonly SubscriptionStatus[] = SUBSCRIPTION
 
 /**
  * What can happen to a subscription (D15, closed list). The clock fires `trial_ended`, `period_renewed`,
- * `start_reached`, `incomplete_expired` (23 h), `retries_exhausted` (also the provider; 14 days past_due),
- * `unpaid_limit_reached` (30 days), `period_ended`, `term_ended`; the rest come from operations and payments.
+ * `start_reached`, `incomplete_expired` (23 h), `retries_exhausted` (also the provider; past_due for the plan's
+ * grace_days, default 7), `unpaid_limit_reached` (30 days), `period_ended`, `term_ended`; the rest come from operations
+ * and payments.
  */
 export const SUBSCRIPTION_TRIGGERS = [
   'payment_succeeded',
