@@ -6,11 +6,13 @@
  * lists what happened without texts or links.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
+import { applyDueDeadlines } from '../../shared/deadlines/worker.js';
 import { processDeliveryMessage } from '../../shared/domain/webhook-deliveries/dispatcher.js';
 import { relayOutbox } from '../../shared/domain/webhook-deliveries/sweeper.js';
 import { unsubscribeWithToken } from '../../shared/domain/messages/unsubscribe.js';
 import { MailSendError, type OutgoingMail } from '../../shared/mail/port.js';
 import {
+  DAY,
   clock,
   grant,
   newSubscriber,
@@ -79,6 +81,38 @@ describe('lifecycle messages', () => {
       ['welcome', 'email', 'sent', 1],
     ]);
     expect(JSON.stringify(log)).not.toMatch(/msu_|ppl_|token/);
+  });
+
+  it('follows a failed renewal with day-3 and last-day notices, then access removed after grace_days; a payment stops it', async () => {
+    const subscriberId = await newSubscriber('Wim', { email: 'wim@example.test' });
+    const subscription = await grant({ subscriber_id: subscriberId });
+    await record({ subscription_id: subscription.id, status: 'failed' });
+    await deliver();
+    const step = async (days: number) => {
+      clock.advance(days * DAY);
+      await applyDueDeadlines(runtime, clock.nowMs());
+      await deliver();
+      return (await messages(subscriberId)).map((message) => message.kind);
+    };
+    expect(await step(2.5)).toEqual(['payment_failed', 'welcome']);
+    expect(await step(0.5)).toEqual(['payment_failed', 'payment_failed', 'welcome']);
+    expect(await step(2.9)).toEqual(['payment_failed', 'payment_failed', 'welcome']);
+    expect(await step(0.1)).toEqual(['grace_ending', 'payment_failed', 'payment_failed', 'welcome']);
+    expect(await step(1)).toEqual(['access_removed', 'grace_ending', 'payment_failed', 'payment_failed', 'welcome']);
+    expect(await ok('GET', `/v1/subscriptions/${subscription.id}`)).toMatchObject({ status: 'unpaid' });
+    expect(await step(30)).toHaveLength(5);
+
+    const other = await newSubscriber('Paid', { email: 'paid@example.test' });
+    const recovered = await grant({ subscriber_id: other });
+    await record({ subscription_id: recovered.id, status: 'failed' });
+    await deliver();
+    clock.advance(DAY);
+    await record({ subscription_id: recovered.id, status: 'succeeded' });
+    await deliver();
+    clock.advance(10 * DAY);
+    await applyDueDeadlines(runtime, clock.nowMs());
+    await deliver();
+    expect((await messages(other)).map((message) => message.kind)).toEqual(['payment_failed', 'welcome']);
   });
 
   it('retries a transient failure after a wait, and records a bounce without retrying it', async () => {

@@ -47,6 +47,10 @@ export async function planMessages(
   events: readonly StoredEvent[],
 ): Promise<void> {
   for (const [teamId, teamEvents] of Map.groupBy(events, (event) => event.team_id)) {
+    // In the order the changes happened (a relay hands events over shard by shard).
+    teamEvents.sort(
+      (left, right) => left.created_at.localeCompare(right.created_at) || left.id.localeCompare(right.id),
+    );
     const intents = teamEvents.flatMap(intentsOfEvent);
     if (intents.length) await queueMessages(runtime, teamId, intents);
     const latest = new Map<string, { subscription: Subscription; plan: Plan }>();

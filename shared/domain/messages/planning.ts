@@ -87,10 +87,7 @@ export interface DueReminder {
  * a trial ends; renewal_reminder 7 days before an annual renewal or before a term or pass ends; payment_failed on day 3
  * and grace_ending the day before `grace_period_end` while past_due. `plan.interval` decides what a period end means.
  */
-export function remindersOf(
-  subscription: Subscription & { grace_period_end?: string | null },
-  plan: { interval: string },
-): DueReminder[] {
+export function remindersOf(subscription: Subscription, plan: { interval: string }): DueReminder[] {
   const base = {
     projectId: subscription.project_id,
     subscriberId: subscription.subscriber_id,

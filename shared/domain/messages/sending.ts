@@ -142,7 +142,7 @@ async function messageContext(
     kind === 'payment_failed' || kind === 'grace_ending'
       ? ((subscriptionItem ? await paymentRecoveryUrl(runtime, address.teamId, subscriptionItem) : null) ?? portal)
       : null;
-  const graceEnd = (subscription as { grace_period_end?: string | null } | null)?.grace_period_end ?? null;
+  const graceEnd = subscription?.grace_period_end ?? null;
   return {
     project: toProject(projectItem),
     subscriber: toSubscriber(subscriberItem, { contact: true }),
