@@ -39,14 +39,15 @@ export const TELEGRAM_MESSAGES_PER_SECOND = 30;
 
 /**
  * Sends one message. Resolves null on success, or the {@link SendFailure}; throws only on a programming or store
- * error. `mail` is the runtime's `MailSender`.
+ * error. `mail` is the runtime's `MailSender` (none: e-mail is `unreachable`).
  */
 export async function sendThroughChannel(
   runtime: Runtime,
-  mail: NonNullable<Runtime['mail']>,
+  mail: Runtime['mail'],
   send: ChannelSend,
 ): Promise<SendFailure | null> {
   if (send.channel === 'email') {
+    if (!mail) return { kind: 'unreachable', reason: 'No mail sender is configured (set SMTP_URL or MAIL_FROM).' };
     const headers: Record<string, string> = {};
     if (send.unsubscribeUrl && !isEssentialMessage(send.kind)) {
       headers['List-Unsubscribe'] = `<${send.unsubscribeUrl}>`;

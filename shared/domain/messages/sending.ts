@@ -37,12 +37,6 @@ function portalUrl(runtime: Runtime, projectId: string): string {
   return `${base}/portal/${projectId}`;
 }
 
-/** The runtime's mail sender; throws when it has none (a configuration error: the queue retries, then dead-letters). */
-function mailOf(runtime: Runtime): NonNullable<Runtime['mail']> {
-  if (!runtime.mail) throw new Error('No mail sender is configured (SMTP_URL or MAIL_FROM).');
-  return runtime.mail;
-}
-
 /** Handles one `message_send` queue message (see the module note). Throws only on store errors (the queue retries). */
 export async function processMessageSend(runtime: Runtime, queued: MessageSendMessage): Promise<MessageSendOutcome> {
   const address: MessageAddress = {
@@ -84,7 +78,7 @@ export async function processMessageSend(runtime: Runtime, queued: MessageSendMe
   }
   const template = await loadMessageTemplate(runtime, address.teamId, address.projectId, kind);
   const rendered = renderMessage(template, channel === 'email' ? 'email' : 'bot', context);
-  const failure: SendFailure | null = await sendThroughChannel(runtime, mailOf(runtime), {
+  const failure: SendFailure | null = await sendThroughChannel(runtime, runtime.mail, {
     teamId: address.teamId,
     projectId: address.projectId,
     kind,
