@@ -196,7 +196,8 @@ export async function createTestRuntime(options: {
       async send(messages, delaySeconds) {
         for (const message of messages) {
           if (message.kind === 'replay_batch') runtime.replayBatches.push({ ...message });
-          else if (message.kind === 'message_send') runtime.messageSends.push({ message: { ...message }, delaySeconds });
+          else if (message.kind === 'message_send')
+            runtime.messageSends.push({ message: { ...message }, delaySeconds });
           else runtime.queued.push({ message: { ...message }, delaySeconds });
         }
       },

@@ -85,6 +85,8 @@ export interface FakeStripeApi {
   checkoutSessions: Map<string, Record<string, any>>;
   /** Billing Portal sessions in order. */
   billingPortalSessions: Record<string, any>[];
+  /** Opens an invoice of Stripe subscription `subscription` (a failed renewal); returns its hosted invoice URL. */
+  openInvoice(subscription: string): string;
   /**
    * Where the hosted checkout delivers the events of a payment (the service's Stripe hook URL), signed with
    * `webhookSecret`.
@@ -116,6 +118,7 @@ export async function startFakeStripeApi(): Promise<FakeStripeApi> {
   const subscriptions = new Map<string, Record<string, any>>();
   const checkoutSessions = new Map<string, Record<string, any>>();
   const billingPortalSessions: Record<string, any>[] = [];
+  const openInvoices: Record<string, any>[] = [];
   let baseUrl = '';
   let delivery: { url: string; webhookSecret: string } | null = null;
   const deliveredEvents: { type: string; status: number }[] = [];
@@ -167,6 +170,12 @@ export async function startFakeStripeApi(): Promise<FakeStripeApi> {
   /** Answers one authorised request: status and JSON body. */
   const route = (method: string, path: string, params: Record<string, any>): { status: number; body: unknown } => {
     let match: RegExpExecArray | null;
+    if (method === 'GET' && path === '/v1/invoices') {
+      const data = openInvoices.filter(
+        (invoice) => invoice.subscription === params.subscription && (!params.status || params.status === 'open'),
+      );
+      return { status: 200, body: { object: 'list', data, has_more: false, url: '/v1/invoices' } };
+    }
     if (method === 'GET' && path === '/v1/products') {
       const data = [...products.values()].slice(0, Number(params.limit ?? 10));
       return { status: 200, body: { object: 'list', data, has_more: false, url: '/v1/products' } };
@@ -382,6 +391,19 @@ export async function startFakeStripeApi(): Promise<FakeStripeApi> {
     `<button type="submit">Pay</button></form></main></body></html>`;
 
   /** Serves the hosted checkout (no key: a buyer's browser), or returns false for any other path. */
+  /** Stripe's hosted invoice page (`/i/{id}`): a page naming the invoice, or 404. */
+  const hostedInvoice = (path: string, response: ServerResponse): boolean => {
+    const match = /^\/i\/([^/]+)$/.exec(path);
+    if (!match) return false;
+    const found = openInvoices.find((invoice) => invoice.id === match[1]);
+    response
+      .writeHead(found ? 200 : 404, { 'Content-Type': 'text/html; charset=utf-8' })
+      .end(
+        found ? `<!doctype html><title>Invoice ${found.id}</title><h1>Pay invoice ${found.id}</h1>` : 'No such invoice',
+      );
+    return true;
+  };
+
   const hostedCheckout = (method: string, path: string, text: string, response: ServerResponse): boolean => {
     const match = /^\/checkout\/([^/]+)(\/pay)?$/.exec(path);
     if (!match) return false;
@@ -415,6 +437,7 @@ export async function startFakeStripeApi(): Promise<FakeStripeApi> {
         const url = new URL(request.url ?? '/', 'http://fake');
         const method = request.method ?? 'GET';
         if (hostedCheckout(method, url.pathname, text, response)) return;
+        if (method === 'GET' && hostedInvoice(url.pathname, response)) return;
         const params = qs.parse(method === 'GET' ? url.search.slice(1) : text, {
           depth: 10,
           arrayLimit: 100,
@@ -491,6 +514,12 @@ export async function startFakeStripeApi(): Promise<FakeStripeApi> {
     addSubscription,
     checkoutSessions,
     billingPortalSessions,
+    openInvoice(subscription) {
+      const id = nextId('in');
+      const hosted = `${baseUrl}/i/${id}`;
+      openInvoices.push({ id, object: 'invoice', status: 'open', subscription, hosted_invoice_url: hosted });
+      return hosted;
+    },
     deliverEventsTo: (url, webhookSecret) => void (delivery = { url, webhookSecret }),
     deliveredEvents,
     stop: () =>
