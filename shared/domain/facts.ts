@@ -4,6 +4,7 @@ import { billingFacts } from './billing/facts.js';
 import { eventsFacts } from './events/facts.js';
 import { groupsFacts } from './groups/facts.js';
 import { membersFacts } from './members/facts.js';
+import { messageTemplatesFacts } from './message-templates/facts.js';
 import { metricsFacts } from './metrics/facts.js';
 import { paymentsFacts } from './payments/facts.js';
 import { plansFacts } from './plans/facts.js';
@@ -45,4 +46,5 @@ export const FACTS = [
   webhookReplaysFacts,
   portalSessionsFacts,
   metricsFacts,
+  messageTemplatesFacts,
 ] as const;

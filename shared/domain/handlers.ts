@@ -22,6 +22,7 @@ import { webhookEndpointsHandlers } from './webhook-endpoints/handlers.js';
 import { eventsHandlers } from './events/handlers.js';
 import { webhookReplaysHandlers } from './webhook-replays/handlers.js';
 import { metricsHandlers } from './metrics/handlers.js';
+import { messageTemplatesHandlers } from './message-templates/handlers.js';
 import { portalSessionsInternalHandlers } from './portal-sessions/internal-handlers.js';
 import { membersInternalHandlers } from './members/internal-handlers.js';
 import { tokensInternalHandlers } from './tokens/internal-handlers.js';
@@ -46,6 +47,7 @@ const HANDLERS = {
   ...subscriptionsHandlers,
   ...paymentsHandlers,
   ...metricsHandlers,
+  ...messageTemplatesHandlers,
   ...tokensHandlers,
   ...activityHandlers,
   ...billingHandlers,

@@ -20,6 +20,7 @@ import { webhookEndpointsModule } from './webhook-endpoints/operations.js';
 import { eventsModule } from './events/operations.js';
 import { webhookReplaysModule } from './webhook-replays/operations.js';
 import { metricsModule } from './metrics/operations.js';
+import { messageTemplatesModule } from './message-templates/operations.js';
 
 /**
  * The list of object modules (DESIGN §2, D13): metadata only (operation definitions), so `lib/` may
@@ -43,6 +44,7 @@ export const MODULES = [
   subscriptionsModule,
   paymentsModule,
   metricsModule,
+  messageTemplatesModule,
   tokensModule,
   activityModule,
   billingModule,

@@ -29,10 +29,11 @@ describe('version', () => {
 describe('catalogue sizes', () => {
   // The one place that asserts the interface's fixed numbers ("Limits → Catalogue sizes", "Events →
   // Families" plus DESIGN D6's `webhook_endpoint.test`); everything else counts the catalogues.
-  it('matches the interface: 42 tools, 6 resources, 65 abilities, 71 events and the family counts', () => {
+  // Abilities: the interface's 65 plus DESIGN D32's two message-template abilities (REST only: no tools added).
+  it('matches the interface: 42 tools, 6 resources, 65 + 2 abilities, 71 events and the family counts', () => {
     expect(TOOL_DEFINITIONS).toHaveLength(42);
     expect(ENUM_RESOURCES).toHaveLength(6);
-    expect(ABILITIES).toHaveLength(65);
+    expect(ABILITIES).toHaveLength(67);
     expect(WEBHOOK_EVENTS).toHaveLength(71);
     expect(WEBHOOK_EVENT_FAMILIES).toEqual({
       project: 12,
