@@ -2,7 +2,7 @@
 /** @jsxFrag Fragment */
 import type { ProblemDocument } from '../../errors.js';
 import type { ApiGatewayResult } from '../../http/api-gateway.js';
-import { MESSAGE_KINDS } from '../../catalogues/message-kinds.js';
+import { MESSAGE_KINDS, isEssentialMessage } from '../../catalogues/message-kinds.js';
 import {
   MAX_BODY_LENGTH,
   MAX_SUBJECT_LENGTH,
@@ -229,7 +229,7 @@ export async function messagePage(
       <ProjectTabs project={project.result} current={messagesOf(params.id)} />
       <h2>{kind.label}</h2>
       <p class="hint">
-        {kind.description} {kind.essential ? 'Essential: sent even to subscribers who opted out.' : ''}
+        {kind.description} {isEssentialMessage(kind.value) ? 'Essential: sent even to subscribers who opted out.' : ''}
       </p>
       <p id="template-state">
         {current.is_default ? (

@@ -24,7 +24,7 @@ const engine = new Liquid({
 for (const tag of REMOVED_TAGS) delete (engine.tags as Record<string, unknown>)[tag];
 
 /** A Liquid failure: its message without liquidjs's position suffix, and the line and column (1-based) it points at. */
-export interface LiquidFailure {
+interface LiquidFailure {
   message: string;
   line: number | null;
   column: number | null;
@@ -37,7 +37,7 @@ export function renderLiquid(text: string, variables: Record<string, unknown>): 
 }
 
 /** What went wrong in `error` (a liquidjs error or anything else thrown while rendering). */
-export function liquidFailure(error: unknown): LiquidFailure {
+function liquidFailure(error: unknown): LiquidFailure {
   const token = (error as { token?: { getPosition?: () => [number, number] } } | null)?.token;
   const position = typeof token?.getPosition === 'function' ? token.getPosition() : null;
   const raw = error instanceof Error ? error.message : String(error);

@@ -38,7 +38,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 const RENEWING_STATUSES: readonly string[] = ['active', 'trialing', 'past_due'];
 
 /** A date (ISO timestamp) as people read it in `timeZone`, e.g. `May 1, 2026`; null stays null. */
-export function formatDate(iso: string | null, timeZone: string): string | null {
+function formatDate(iso: string | null, timeZone: string): string | null {
   if (iso === null) return null;
   return new Intl.DateTimeFormat('en-US', { dateStyle: 'long', timeZone }).format(new Date(iso));
 }
@@ -118,7 +118,7 @@ const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (character) => ESC
 const LINK = /https?:\/\/[^\s<>"']+[^\s<>"'.,;:!?)]/g;
 
 /** The HTML of a plain-text message: escaped, a paragraph per blank-line-separated block, line breaks and links kept. */
-export function htmlOfText(text: string): string {
+function htmlOfText(text: string): string {
   return text
     .split(/\n{2,}/)
     .map((paragraph) => {

@@ -30,7 +30,7 @@ export function isTimeZone(name: string): boolean {
 }
 
 /** A project's time zone (DESIGN D32): an IANA name; dates in messages to its subscribers are shown in it. */
-export const TimeZone = z
+const TimeZone = z
   .string()
   .check(
     z.maxLength(64),
