@@ -73,7 +73,9 @@ describe('the Messages page', () => {
     const page = await get(messages());
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain('aria-current="page" class="button">Messages</a>');
-    expect(page.body).toContain('(Europe/Paris)');
+    expect(page.body).toContain(
+      'name="time_zone" required maxlength="64" placeholder="Europe/Berlin" value="Europe/Paris"',
+    );
     for (const label of ['Welcome', 'Payment failed', 'Sign-in link', 'Broadcast'])
       expect(page.body).toContain(`">${label}</a>`);
     expect(page.body).toContain(`href="${messages()}/payment_failed"`);
@@ -124,8 +126,18 @@ describe('the Messages page', () => {
     expect(section).toMatch(/Liquid error at line 1, column \d+/);
   });
 
+  it('saves the project’s time zone, and shows a refused one', async () => {
+    const saved = await post(`${messages()}/time-zone`, { time_zone: 'Asia/Tokyo' });
+    expect(saved.body).toContain('The time zone is saved.');
+    expect(saved.body).toContain('value="Asia/Tokyo"');
+    const refused = await post(`${messages()}/time-zone`, { time_zone: 'Mars/Base' });
+    expect(refused.statusCode).toBe(422);
+    expect(refused.body).toContain('Expected an IANA time zone name');
+    expect((await get(messages())).body).toContain('value="Asia/Tokyo"');
+  });
+
   it('refuses POSTs without the CSRF token, changing nothing', async () => {
-    for (const path of [`${messages()}/welcome`, `${messages()}/welcome/reset`]) {
+    for (const path of [`${messages()}/welcome`, `${messages()}/welcome/reset`, `${messages()}/time-zone`]) {
       const refused = await post(path, texts, { csrf: false });
       expect(refused.statusCode).toBe(403);
       expect(refused.body).toContain('CSRF_TOKEN_INVALID');

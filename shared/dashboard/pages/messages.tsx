@@ -14,7 +14,8 @@ import { Badge, CsrfField, DataTable, IdempotencyField, Listing, Notice, Problem
 import { ActionButton, ActionForm } from '../form-controls.js';
 import { Page } from '../layout.js';
 import { Fragment, h, type Html } from '../../web/html.js';
-import { htmlResult, type SignedInRequest } from '../http.js';
+import { formText, htmlResult, type SignedInRequest } from '../http.js';
+import type { Project } from '../../domain/projects/schema.js';
 import { read, write } from './kit.js';
 import { ProjectTabs, projectOr, projectProblemPage } from './projects.js';
 
@@ -57,10 +58,14 @@ const inputOf = (values: TemplateValues) => ({
   bot: { body: values.bot },
 });
 
-/** `GET /dashboard/projects/{id}/messages`: every kind, whether it uses the default, and its delivery. */
+/**
+ * `GET /dashboard/projects/{id}/messages`: every kind, whether it uses the default, and its delivery; the project's
+ * time zone (the dates in messages) with its form.
+ */
 export async function messagesPage(
   request: SignedInRequest,
   params: Record<string, string>,
+  extra: { problem?: ProblemDocument; notice?: Html } = {},
 ): Promise<ApiGatewayResult> {
   const project = await projectOr(request, params.id);
   if (!project.ok) return projectProblemPage(request, project);
@@ -70,13 +75,32 @@ export async function messagesPage(
     ? { ...templates, result: { data: templates.result.data, next_cursor: null } }
     : templates;
   return htmlResult(
-    200,
+    extra.problem?.status ?? 200,
     <Page title={`${project.result.name}: messages`} viewer={request.viewer} current="/dashboard/projects">
       <ProjectTabs project={project.result} current={messagesOf(params.id)} />
       <p class="hint">
-        What the project says to its subscribers by e-mail and through its bot. Dates are shown in the project’s time
-        zone ({project.result.time_zone}); the variables are listed in docs/messages.md.
+        What the project says to its subscribers by e-mail and through its bot; the variables are listed in
+        docs/messages.md.
       </p>
+      {extra.notice ?? ''}
+      {extra.problem ? <ProblemView problem={extra.problem} /> : ''}
+      <form method="post" action={`${messagesOf(params.id)}/time-zone`} class="row" id="time-zone-form">
+        <CsrfField viewer={request.viewer} />
+        <IdempotencyField />
+        <div>
+          <label for="project-time-zone">Time zone of the dates in messages</label>
+          <input
+            type="text"
+            id="project-time-zone"
+            name="time_zone"
+            required
+            maxlength="64"
+            placeholder="Europe/Berlin"
+            value={project.result.time_zone}
+          />
+        </div>
+        <ActionButton viewer={request.viewer} ability="project:update" label="Save time zone" secondary />
+      </form>
       <Listing
         outcome={listing}
         what="message templates"
@@ -260,6 +284,19 @@ export async function messagePage(
       </div>
     </Page>,
   );
+}
+
+/** `POST /dashboard/projects/{id}/messages/time-zone`: `updateProject` with the project's new time zone. */
+export async function saveTimeZone(
+  request: SignedInRequest,
+  params: Record<string, string>,
+): Promise<ApiGatewayResult> {
+  const outcome = await write<Project>(request, 'updateProject', {
+    project_id: params.id,
+    time_zone: formText(request.form, 'time_zone') ?? '',
+  });
+  if (!outcome.ok) return messagesPage(request, params, { problem: outcome.problem });
+  return messagesPage(request, params, { notice: <Notice>The time zone is saved.</Notice> });
 }
 
 /** `POST /dashboard/projects/{id}/messages/{kind}`: `putMessageTemplate`; a refusal keeps the texts as typed. */
