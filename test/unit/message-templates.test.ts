@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MESSAGE_KIND_VALUES } from '../../shared/catalogues/message-kinds.js';
 import { ProblemError } from '../../shared/errors.js';
 import { renderMessage, type MessageContext } from '../../shared/domain/message-templates/render.js';
-import { requireRenderable } from '../../shared/domain/message-templates/repository.js';
+import { requireRenderable } from '../../shared/domain/message-templates/validation.js';
 import { sampleContext } from '../../shared/domain/message-templates/sample.js';
 import { defaultMessageTemplate, type MessageTemplate } from '../../shared/domain/message-templates/templates.js';
 import { isTimeZone, type Project } from '../../shared/domain/projects/schema.js';

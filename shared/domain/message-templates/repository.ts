@@ -1,43 +1,19 @@
 import type { Principal } from '../../auth/principal.js';
 import type { MessageKind } from '../../catalogues/message-kinds.js';
 import { isoTime } from '../../clock.js';
-import { ProblemError, type FieldError } from '../../errors.js';
 import { messageTemplateStore } from '../../store/message-templates.js';
 import { unitOfWork, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { loadProject, toProject } from '../projects/repository.js';
 import type { Project } from '../projects/schema.js';
-import { liquidFieldError } from './liquid.js';
-import { messageVariables, type MessageContext } from './render.js';
 import { sampleContext } from './sample.js';
 import type { MessageTemplate, PutMessageTemplateRequest } from './schema.js';
 import { defaultMessageTemplate, loadMessageTemplate, loadMessageTemplates } from './templates.js';
 
 /**
  * The message template use cases (DESIGN D32): list and read a project's templates (saved or default), save one after
- * checking it renders against a sample, and reset one to the default. Every call first checks that the project is the
+ * checking it renders against a sample (validation.ts), and reset one to the default. Every call first checks that the project is the
  * caller's (NOT_FOUND alike for a missing, foreign or out-of-scope project).
  */
-
-/** The texts of a template that can be checked (each part optional). */
-export interface TemplateTexts {
-  email?: { subject: string; body: string };
-  bot?: { body: string };
-}
-
-/**
- * Throws VALIDATION_FAILED naming each text (`email.subject`, `email.body`, `bot.body`) that does not parse or render
- * against `context` (an unknown variable or filter included), with liquidjs's line and column.
- */
-export function requireRenderable(texts: TemplateTexts, context: MessageContext): void {
-  const variables = messageVariables(context);
-  const errors = [
-    texts.email && liquidFieldError('email.subject', texts.email.subject, variables),
-    texts.email && liquidFieldError('email.body', texts.email.body, variables),
-    texts.bot && liquidFieldError('bot.body', texts.bot.body, variables),
-  ].filter((error): error is FieldError => Boolean(error));
-  if (errors.length)
-    throw new ProblemError('VALIDATION_FAILED', `The template does not render: ${errors[0].message}`, { errors });
-}
 
 /** The caller's project (NOT_FOUND when absent, foreign or outside the token's projects). */
 export async function callersProject(
@@ -82,6 +58,8 @@ export async function putMessageTemplate(
 ): Promise<MessageTemplate> {
   const project = await callersProject(runtime, principal, projectId);
   const nowMs = runtime.clock.nowMs();
+  // Liquid is loaded on first use, in its own chunk: the routes that only read templates never load it (DESIGN D23).
+  const { requireRenderable } = await import('./validation.js');
   requireRenderable(input, sampleContext(kind, project, nowMs));
   const template: MessageTemplate = { kind, ...input, is_default: false, updated_at: isoTime(nowMs) };
   return unitOfWork(runtime, principal.teamId, (tx) => {
