@@ -5,6 +5,7 @@ import { eventsFacts } from './events/facts.js';
 import { groupsFacts } from './groups/facts.js';
 import { membersFacts } from './members/facts.js';
 import { messagesFacts } from './messages/facts.js';
+import { messageTemplatesFacts } from './message-templates/facts.js';
 import { metricsFacts } from './metrics/facts.js';
 import { paymentsFacts } from './payments/facts.js';
 import { plansFacts } from './plans/facts.js';
@@ -47,4 +48,5 @@ export const FACTS = [
   portalSessionsFacts,
   metricsFacts,
   messagesFacts,
+  messageTemplatesFacts,
 ] as const;

@@ -23,6 +23,7 @@ import { eventsHandlers } from './events/handlers.js';
 import { webhookReplaysHandlers } from './webhook-replays/handlers.js';
 import { metricsHandlers } from './metrics/handlers.js';
 import { messagesHandlers, messagesInternalHandlers } from './messages/handlers.js';
+import { messageTemplatesHandlers } from './message-templates/handlers.js';
 import { portalSessionsInternalHandlers } from './portal-sessions/internal-handlers.js';
 import { membersInternalHandlers } from './members/internal-handlers.js';
 import { tokensInternalHandlers } from './tokens/internal-handlers.js';
@@ -47,6 +48,7 @@ const HANDLERS = {
   ...subscriptionsHandlers,
   ...paymentsHandlers,
   ...metricsHandlers,
+  ...messageTemplatesHandlers,
   ...tokensHandlers,
   ...activityHandlers,
   ...billingHandlers,

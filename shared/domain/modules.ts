@@ -21,6 +21,7 @@ import { eventsModule } from './events/operations.js';
 import { webhookReplaysModule } from './webhook-replays/operations.js';
 import { metricsModule } from './metrics/operations.js';
 import { messagesModule } from './messages/operations.js';
+import { messageTemplatesModule } from './message-templates/operations.js';
 
 /**
  * The list of object modules (DESIGN §2, D13): metadata only (operation definitions), so `lib/` may
@@ -44,6 +45,7 @@ export const MODULES = [
   subscriptionsModule,
   paymentsModule,
   metricsModule,
+  messageTemplatesModule,
   tokensModule,
   activityModule,
   billingModule,

@@ -42,6 +42,7 @@ const CHANGED_FIELDS = [
   'payment_provider',
   'resources',
   'archived_at',
+  'time_zone',
   'updated_at',
 ] as const;
 

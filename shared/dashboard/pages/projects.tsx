@@ -84,6 +84,7 @@ export function ProjectTabs(props: { project: Project; current: string }): Html 
     [`${base}/subscribers`, 'Subscribers'],
     [`${base}/subscriptions`, 'Subscriptions'],
     [`${base}/access-codes`, 'Access codes'],
+    [`${base}/messages`, 'Messages'],
     [`${base}/settings`, 'Settings'],
   ];
   return (

@@ -1,7 +1,10 @@
 import type { DashboardRoute } from './route.js';
 import { get, post } from './route.js';
 
-/** Projects and their membership objects: settings, connections, plans, subscribers, subscriptions, access codes. */
+/**
+ * Projects and their membership objects: settings, connections, plans, subscribers, subscriptions, access codes,
+ * message templates.
+ */
 
 const projects = () => import('../pages/projects.js');
 const lifecycle = () => import('../pages/project-lifecycle.js');
@@ -12,6 +15,7 @@ const subscribers = () => import('../pages/subscribers.js');
 const subscriptions = () => import('../pages/subscriptions.js');
 const changePlan = () => import('../pages/change-plan.js');
 const accessCodes = () => import('../pages/access-codes.js');
+const messages = () => import('../pages/messages.js');
 
 /** The projects group's routes (a static segment is listed before the parameter it would match). */
 export const PROJECT_ROUTES: DashboardRoute[] = [
@@ -60,4 +64,10 @@ export const PROJECT_ROUTES: DashboardRoute[] = [
   get('/projects/:id/access-codes', accessCodes, (m) => m.accessCodesPage),
   post('/projects/:id/access-codes', accessCodes, (m) => m.generateCodes),
   post('/projects/:id/access-codes/:code/revoke', accessCodes, (m) => m.revokeCode),
+  get('/projects/:id/messages', messages, (m) => (request, params) => m.messagesPage(request, params)),
+  post('/projects/:id/messages/time-zone', messages, (m) => m.saveTimeZone),
+  get('/projects/:id/messages/:kind', messages, (m) => (request, params) => m.messagePage(request, params)),
+  post('/projects/:id/messages/:kind', messages, (m) => m.saveMessage),
+  post('/projects/:id/messages/:kind/preview', messages, (m) => m.previewMessage),
+  post('/projects/:id/messages/:kind/reset', messages, (m) => m.resetMessage),
 ];

@@ -92,7 +92,7 @@ export const archivedConflict = (project: Project, what: string) =>
   );
 
 /**
- * Changes a project's name and/or description (`description: null` clears it) and emits
+ * Changes a project's name, description (`description: null` clears it) and/or time zone and emits
  * `project.updated`; a request that changes nothing writes nothing and emits nothing. Archived projects
  * can be renamed. Errors: NOT_FOUND, CONFLICT (lost races).
  */
@@ -107,6 +107,7 @@ export async function updateProject(
     if (input.name !== undefined && input.name !== project.name) set.name = input.name;
     if (input.description !== undefined && input.description !== project.description)
       set.description = input.description;
+    if (input.time_zone !== undefined && input.time_zone !== project.time_zone) set.time_zone = input.time_zone;
     if (Object.keys(set).length === 0) return { result: (next) => next };
     return { set, events: [{ type: 'project.updated', data: (next) => ({ project: next }) }], result: (next) => next };
   });

@@ -5,7 +5,7 @@ import { newUuid } from '../../ids.js';
 import { projectStore } from '../../store/projects.js';
 import { countUsage, withinTierLimit } from '../billing/repository.js';
 import { unitOfWork, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
-import type { Project } from './schema.js';
+import { DEFAULT_TIME_ZONE, type Project } from './schema.js';
 
 /**
  * Creating a project (DESIGN D6, D20): the project item, its id-to-team lookup item and the team's
@@ -21,7 +21,7 @@ import type { Project } from './schema.js';
 export async function createProject(
   runtime: UnitOfWorkRuntime,
   principal: Principal,
-  input: { name: string; platform_type: Project['platform_type']; description?: string },
+  input: { name: string; platform_type: Project['platform_type']; description?: string; time_zone?: string },
 ): Promise<Project> {
   if (principal.projectIds !== null)
     throw new ProblemError('TOKEN_MISSING_ABILITY', 'A project-scoped token cannot create projects.');
@@ -35,6 +35,7 @@ export async function createProject(
     bot: null,
     payment_provider: null,
     resources: [],
+    time_zone: input.time_zone ?? DEFAULT_TIME_ZONE,
     archived_at: null,
     created_at: now,
     updated_at: now,

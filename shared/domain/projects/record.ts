@@ -7,12 +7,12 @@ import { Project, ProjectPaymentProvider } from './schema.js';
 /**
  * A project item as stored (`TEAM#<team>`, `PROJECT#<uuid>`; DESIGN D6, D14, D16, D22): the public
  * fields, those added after the first projects were stored absent on older items (`description`,
- * `bot`, `payment_provider`, `resources`, `archived_at`) and a provider connected before modes existed
+ * `bot`, `payment_provider`, `resources`, `archived_at`, `time_zone`) and a provider connected before modes existed
  * without `livemode`. Its bookkeeping is parsed by the schemas below (`plan_ids`,
  * `live_subscription_count`) and by `revisionOf` (`revision`).
  */
 const StoredProject = z.extend(
-  z.partial(Project, { description: true, bot: true, resources: true, archived_at: true }),
+  z.partial(Project, { description: true, bot: true, resources: true, archived_at: true, time_zone: true }),
   {
     payment_provider: z.optional(z.nullable(z.partial(ProjectPaymentProvider, { livemode: true }))),
   },

@@ -6,7 +6,7 @@ import type { Page } from '../../store/pages.js';
 import { projectStore } from '../../store/projects.js';
 import type { Item } from '../../store/requests.js';
 import { parseStoredLiveSubscriptions, parseStoredProject, parseStoredProjectPlans } from './record.js';
-import type { Project, ProjectStatus } from './schema.js';
+import { DEFAULT_TIME_ZONE, type Project, type ProjectStatus } from './schema.js';
 
 /**
  * Reads of projects (DESIGN D6, D14, D16, D22): one item per project in its team's partition (`PROJECT#<uuid>`): the
@@ -18,7 +18,7 @@ import type { Project, ProjectStatus } from './schema.js';
 const notFound = (projectId: string) => new ProblemError('NOT_FOUND', `No project ${projectId}.`);
 
 /**
- * The public project of a stored item (items written before bots, providers and resources existed read as having none).
+ * The public project of a stored item (items written before bots, providers and resources existed read as having none; before time zones, as UTC).
  */
 export function toProject(item: Item): Project {
   const project = parseStoredProject(item);
@@ -31,6 +31,7 @@ export function toProject(item: Item): Project {
     bot: project.bot ?? null,
     payment_provider: project.payment_provider ? { livemode: null, ...project.payment_provider } : null,
     resources: project.resources ?? [],
+    time_zone: project.time_zone ?? DEFAULT_TIME_ZONE,
     archived_at: project.archived_at ?? null,
     created_at: project.created_at,
     updated_at: project.updated_at,

@@ -15,6 +15,33 @@ import { listOf, ListQuery, LongText, NameText, Timestamp, Uuid } from '../../sc
  * `Project` and `ProjectResource` from here, so the payload shape is this one definition.
  */
 
+/**
+ * True when `name` is an IANA time zone name the runtime knows (`Europe/Berlin`, `UTC`): `Intl.DateTimeFormat` accepts
+ * it, and it is a name, not a UTC offset.
+ */
+export function isTimeZone(name: string): boolean {
+  if (!/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(name)) return false;
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A project's time zone (DESIGN D32): an IANA name; dates in messages to its subscribers are shown in it. */
+const TimeZone = z
+  .string()
+  .check(
+    z.maxLength(64),
+    z.refine(isTimeZone, 'Expected an IANA time zone name, e.g. Europe/Berlin or UTC.'),
+    z.describe('IANA time zone name (e.g. `Europe/Berlin`); dates in messages to subscribers are shown in it.'),
+    z.meta({ examples: ['Europe/Berlin'] }),
+  );
+
+/** The time zone of a project that never chose one. */
+export const DEFAULT_TIME_ZONE = 'UTC';
+
 /** Project statuses (a closed list, written once). */
 const PROJECT_STATUSES = ['active', 'archived'] as const;
 /** A project status. */
@@ -89,6 +116,7 @@ export const Project = z
     bot: z.nullable(ProjectBot).check(z.describe('The connected community bot, or null.')),
     payment_provider: z.nullable(ProjectPaymentProvider).check(z.describe('The connected payment provider, or null.')),
     resources: z.array(ProjectResource).check(z.describe('Linked platform resources, in link order.')),
+    time_zone: TimeZone.check(z.describe('IANA time zone of the dates in messages to subscribers (default `UTC`).')),
     archived_at: z.nullable(Timestamp),
     created_at: Timestamp,
     updated_at: Timestamp,
@@ -122,6 +150,9 @@ export const CreateProjectRequest = z
       .enum(CREATE_PROJECT_PLATFORM_TYPES)
       .check(z.describe('The community platform (see service://enums/platform-type, create_project_accepts).')),
     description: z.optional(ProjectDescription).check(z.describe('Optional description, up to 1000 characters.')),
+    time_zone: z
+      .optional(TimeZone)
+      .check(z.describe('IANA time zone of the dates in messages to subscribers (default `UTC`).')),
   })
   .register(z.globalRegistry, { id: 'CreateProjectRequest' });
 
@@ -132,6 +163,7 @@ export const UpdateProjectRequest = z
     description: z
       .optional(z.nullable(ProjectDescription))
       .check(z.describe('New description, up to 1000 characters; null clears it.')),
+    time_zone: z.optional(TimeZone).check(z.describe('New IANA time zone of the dates in messages to subscribers.')),
   })
   .register(z.globalRegistry, { id: 'UpdateProjectRequest' });
 /** A validated project update (see {@link UpdateProjectRequest}). */
