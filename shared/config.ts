@@ -35,6 +35,8 @@ export const ENVIRONMENT_VARIABLES = {
   dashboardBaseUrl: 'DASHBOARD_BASE_URL',
   smtpUrl: 'SMTP_URL',
   mailFrom: 'MAIL_FROM',
+  maildevSmtpPort: 'MAILDEV_SMTP_PORT',
+  maildevWebPort: 'MAILDEV_WEB_PORT',
 } as const;
 
 /** Path of the MCP tool server on its API (`{mcp_url}` = API URL + this path), on AWS and locally. */
@@ -114,6 +116,8 @@ const LocalEnvironment = z.object({
   [V.demoHistory]: z._default(z.enum(['0', '1']), '1'),
   [V.webhookExtraCaFile]: optionalText(),
   [V.webhookAllowPrivateTargets]: z._default(z.enum(['0', '1', '']), '0'),
+  [V.maildevSmtpPort]: port(0, 0),
+  [V.maildevWebPort]: port(0, 0),
 });
 
 /** What the integrations read (DESIGN D16, D22): every function and the local server; all optional. */
@@ -199,6 +203,7 @@ export function localConfig(env: NodeJS.ProcessEnv = process.env) {
     demoHistory: parsed[V.demoHistory] === '1',
     webhookExtraCaFile: parsed[V.webhookExtraCaFile],
     allowPrivateTargets: parsed[V.webhookAllowPrivateTargets] === '1',
+    inboxPorts: { smtp: parsed[V.maildevSmtpPort], web: parsed[V.maildevWebPort] }, // the embedded MailDev's; 0: free ports
   };
 }
 
