@@ -9,7 +9,7 @@ import { DEFAULT_SMTP_MAIL_FROM, smtpMailSender } from '../mail/nodemailer.js';
 import type { MailSender } from '../mail/port.js';
 
 /** Options of {@link startLocalInbox}. */
-export interface LocalInboxOptions {
+interface LocalInboxOptions {
   /** SMTP port (`MAILDEV_SMTP_PORT`); 0 picks a free port. */
   smtpPort: number;
   /** Web interface port (`MAILDEV_WEB_PORT`); 0 picks a free port. */
@@ -33,7 +33,7 @@ export interface LocalInbox {
  * `.eml` file: under `DATA_DIR/mail` when given (restored at the next start), else in a temporary folder removed at
  * stop. Rejects when a port is taken.
  */
-export async function startLocalInbox(options: LocalInboxOptions): Promise<LocalInbox> {
+async function startLocalInbox(options: LocalInboxOptions): Promise<LocalInbox> {
   // Loaded only here: MailDev (a development dependency) and its web stack stay out of every other path.
   const { MailDev } = await import('maildev');
   const temporary = options.dataDirectory ? null : mkdtempSync(join(tmpdir(), 'membership-inbox-'));

@@ -9,7 +9,7 @@ import { SMTPServer } from 'smtp-server';
 import { expect, vi } from 'vitest';
 
 /** One message the server accepted, as parsed. */
-export interface CapturedMail {
+interface CapturedMail {
   /** The envelope's recipients (`RCPT TO`). */
   envelopeTo: string[];
   subject: string;
