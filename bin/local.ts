@@ -1,8 +1,9 @@
 /**
  * `npm start`: the whole service locally (DESIGN §5). Env: PORT (3000), HOST (127.0.0.1), DYNAMODB_ENDPOINT (unset:
  * DynamoDB Local on DYNAMODB_LOCAL_PORT, 8000), DATA_DIR, TIME_SCALE (≥ 1), DEMO_HISTORY=0, WEBHOOK_EXTRA_CA_FILE,
- * WEBHOOK_ALLOW_PRIVATE_TARGETS=1. SIGINT, SIGTERM, SIGHUP stop everything. With DATA_DIR the demo token is kept in
- * DATA_DIR/demo-token (0600) and reprinted while it still works.
+ * WEBHOOK_ALLOW_PRIVATE_TARGETS=1, SMTP_URL (unset: an embedded MailDev inbox on MAILDEV_SMTP_PORT and MAILDEV_WEB_PORT,
+ * free ports by default), MAIL_FROM (members@localhost). SIGINT, SIGTERM, SIGHUP stop everything. With DATA_DIR the demo
+ * token is kept in DATA_DIR/demo-token (0600) and reprinted while it still works, and the inbox in DATA_DIR/mail.
  */
 import { localServiceOptionsFromEnvironment, startLocalService, type LocalService } from '../shared/local/service.js';
 
@@ -36,6 +37,9 @@ service = await startLocalService(options).catch((error: Error) => {
       'Is Java 17+ installed, and is the DynamoDB Local port free? Set DYNAMODB_LOCAL_PORT to move it.\n',
     );
   }
+  if (/EADDRINUSE/.test(error.message) && (process.env.MAILDEV_SMTP_PORT || process.env.MAILDEV_WEB_PORT)) {
+    process.stderr.write('Is the inbox port free? Set MAILDEV_SMTP_PORT and MAILDEV_WEB_PORT to move it.\n');
+  }
   process.exit(1);
 });
 if (stopping) {
@@ -51,6 +55,7 @@ process.stdout.write(
     `  MCP server: ${service.mcpUrl}`,
     `  OpenAPI:    ${service.baseUrl}/openapi.json`,
     `  Dashboard:  ${service.dashboardUrl}`,
+    ...(service.inboxUrl ? [`  Inbox:      ${service.inboxUrl} (every e-mail the service sends)`] : []),
     `  Sign in as the demo owner (one-time link, valid until ${service.demoSignInLink.expires_at}):`,
     `              ${service.demoSignInLink.url}`,
     `  Demo team:  ${service.demoTeamId}`,

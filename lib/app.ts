@@ -23,7 +23,7 @@ export interface MembershipAppOptions {
 
 /**
  * Builds the CDK app (context values: `stackName`, `scheduleGroupName`, `alarmEmail`, `alarmTopicArn`,
- * `billingWebhookSecretArn`): one environment-agnostic {@link MembershipServiceStack} with its nested route
+ * `billingWebhookSecretArn`, `mailFrom`): one environment-agnostic {@link MembershipServiceStack} with its nested route
  * stacks (no account or region lookups, so synthesis works offline) checked by cdk-nag's AWS
  * Solutions pack.
  * `bin/app.ts` synthesizes it; the infrastructure tests build it the same way.
@@ -41,6 +41,8 @@ export function createMembershipApp(options: MembershipAppOptions = {}): { app: 
     // The operator's billing webhook signing secret (DESIGN D20): `-c
     // billingWebhookSecretArn=arn:aws:secretsmanager:...` uses an existing secret.
     billingWebhookSecretArn: app.node.tryGetContext('billingWebhookSecretArn') as string | undefined,
+    // The SES-verified sender of e-mail to subscribers (DESIGN D32): `-c mailFrom=members@example.com`; empty: none.
+    mailFrom: app.node.tryGetContext('mailFrom') as string | undefined,
     operations: options.operations,
     bundler: options.bundler,
   });

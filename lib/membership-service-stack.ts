@@ -14,6 +14,7 @@ import { MembershipTables } from './tables.js';
 import { alarmTopic, OperationalAlarms, type AlarmNotificationSettings } from './alarms.js';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import { DeliveryQueue, RetryScheduler, WebhookWorkers } from './webhooks.js';
+import { grantMailSending } from './mail.js';
 
 /** Properties of {@link MembershipServiceStack}. */
 export interface MembershipServiceStackProps extends StackProps, AlarmNotificationSettings {
@@ -31,6 +32,11 @@ export interface MembershipServiceStackProps extends StackProps, AlarmNotificati
    * secret (DESIGN D20). @default a secret the stack creates ({@link BillingWebhookSecret})
    */
   readonly billingWebhookSecretArn?: string;
+  /**
+   * The SES-verified address e-mail to subscribers is sent from (DESIGN D32): the sending functions get `MAIL_FROM` and
+   * `ses:SendEmail`/`ses:SendRawEmail` on its identities. @default none: no function may send e-mail
+   */
+  readonly mailFrom?: string;
 }
 
 /**
@@ -101,6 +107,8 @@ export class MembershipServiceStack extends Stack {
     this.credentialsKey.key.grant(this.deadlineWorker.function, ...credentialKeyActions('open'));
     // The dispatcher opens each endpoint's sealed signing secrets (once per process and endpoint revision).
     this.credentialsKey.key.grant(this.webhookWorkers.dispatcher, ...credentialKeyActions('open'));
+    // The dispatcher sends the queued messages to subscribers, e-mail included (DESIGN D32).
+    grantMailSending(this.webhookWorkers.dispatcher, props.mailFrom);
     this.restApi = new RestApi(this, 'Rest', {
       operations: props.operations ?? OPERATIONS,
       code: this.code,

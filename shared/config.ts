@@ -33,6 +33,10 @@ export const ENVIRONMENT_VARIABLES = {
   billingStripeWebhookSecretArn: 'BILLING_STRIPE_WEBHOOK_SECRET_ARN',
   publicBaseUrl: 'PUBLIC_BASE_URL',
   dashboardBaseUrl: 'DASHBOARD_BASE_URL',
+  smtpUrl: 'SMTP_URL',
+  mailFrom: 'MAIL_FROM',
+  maildevSmtpPort: 'MAILDEV_SMTP_PORT',
+  maildevWebPort: 'MAILDEV_WEB_PORT',
 } as const;
 
 /** Path of the MCP tool server on its API (`{mcp_url}` = API URL + this path), on AWS and locally. */
@@ -112,6 +116,8 @@ const LocalEnvironment = z.object({
   [V.demoHistory]: z._default(z.enum(['0', '1']), '1'),
   [V.webhookExtraCaFile]: optionalText(),
   [V.webhookAllowPrivateTargets]: z._default(z.enum(['0', '1', '']), '0'),
+  [V.maildevSmtpPort]: port(0, 0),
+  [V.maildevWebPort]: port(0, 0),
 });
 
 /** What the integrations read (DESIGN D16, D22): every function and the local server; all optional. */
@@ -130,6 +136,15 @@ const IntegrationEnvironment = z.object({
   [V.billingStripeWebhookSecretArn]: optionalText(),
   [V.publicBaseUrl]: z.pipe(optionalText(), z.optional(z.url({ protocol: /^https?$/ }))),
   [V.dashboardBaseUrl]: z.pipe(optionalText(), z.optional(z.url({ protocol: /^https?$/ }))),
+});
+
+/**
+ * What the e-mail channel reads (DESIGN D32), all optional: `SMTP_URL` (`smtp://` or `smtps://`, credentials in the
+ * URL) sends through that server; otherwise `MAIL_FROM` alone sends through SES.
+ */
+const MailEnvironment = z.object({
+  [V.smtpUrl]: z.pipe(optionalText(), z.optional(z.url({ protocol: /^smtps?$/ }))),
+  [V.mailFrom]: z.pipe(optionalText(), z.optional(z.email())),
 });
 
 /** A setting is missing or malformed; the message names it. */
@@ -188,6 +203,7 @@ export function localConfig(env: NodeJS.ProcessEnv = process.env) {
     demoHistory: parsed[V.demoHistory] === '1',
     webhookExtraCaFile: parsed[V.webhookExtraCaFile],
     allowPrivateTargets: parsed[V.webhookAllowPrivateTargets] === '1',
+    inboxPorts: { smtp: parsed[V.maildevSmtpPort], web: parsed[V.maildevWebPort] }, // the embedded MailDev's; 0: free ports
   };
 }
 
@@ -208,4 +224,13 @@ export function integrationConfig(env: NodeJS.ProcessEnv = process.env) {
     publicBaseUrl: parsed[V.publicBaseUrl]?.replace(/\/+$/, ''), // base URL inbound hooks register under; unset: the caller's own
     dashboardBaseUrl: parsed[V.dashboardBaseUrl]?.replace(/\/+$/, ''), // where OAuth consent happens when MCP is another origin (D30); unset: the request's origin
   };
+}
+
+/**
+ * Settings of the e-mail channel (DESIGN D32): `smtpUrl` and `mailFrom` (a bare address), each undefined when unset.
+ * Throws {@link ConfigurationError} naming a malformed value.
+ */
+export function mailConfig(env: NodeJS.ProcessEnv = process.env) {
+  const parsed = parse(MailEnvironment, env, 'the e-mail channel');
+  return { smtpUrl: parsed[V.smtpUrl], mailFrom: parsed[V.mailFrom] };
 }

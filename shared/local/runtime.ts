@@ -10,11 +10,14 @@ import { relayOutbox, sweep } from '../domain/webhook-deliveries/sweeper.js';
 import { applyDueDeadlines } from '../deadlines/worker.js';
 import { DEFAULT_MAX_CONCURRENCY } from '../domain/webhook-endpoints/policy.js';
 import type { WebhookTransport } from '../domain/webhook-deliveries/transport/port.js';
+import type { MailSender } from '../mail/port.js';
 
 /** Options of {@link createLocalRuntime}. */
 export interface LocalRuntimeOptions {
   store: Store;
   transport: WebhookTransport;
+  /** Sends the messages' e-mail (DESIGN D32; `npm start`: SMTP to its inbox or `SMTP_URL`); unset: the environment's. */
+  mail?: MailSender;
   clock?: Clock;
   /** `TIME_SCALE` (≥ 1): divides retry waits, the 72-hour dead-letter timer and the dual-signing window. */
   timeScale?: number;
@@ -179,6 +182,7 @@ export function createLocalRuntime(options: LocalRuntimeOptions): LocalRuntime {
     deliveryQueue,
     retryScheduler,
     transport: options.transport,
+    mail: options.mail,
     timeScale,
     eventsCommitted: (events?: readonly StoredEvent[]) => {
       if (!events) return runRelay();

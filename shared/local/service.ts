@@ -4,7 +4,7 @@ import getRawBody from 'raw-body';
 import type { AddressInfo } from 'node:net';
 import type { Context } from 'aws-lambda';
 import { systemClock, type Clock } from '../clock.js';
-import { MCP_PATH, localConfig } from '../config.js';
+import { MCP_PATH, localConfig, mailConfig } from '../config.js';
 import { listProjects } from '../domain/projects/repository.js';
 import { authenticate } from '../auth/principal.js';
 import { createRestHandler } from '../http/rest-handler.js';
@@ -36,13 +36,14 @@ import { createLocalRuntime, type LocalRuntime } from './runtime.js';
 import { DEMO_OWNER, DEMO_TEAM_ID, seedDemo } from './demo-data.js';
 import { HOOKS_PATH_PREFIX, serveHookRequest } from '../hooks/dispatcher.js';
 import { integrationsFromEnvironment, type IntegrationSettings } from '../integrations.js';
+import { startLocalMail, type LocalMailOptions } from './inbox.js';
 
 export { DEMO_OWNER, DEMO_TOKEN_FILE } from './demo-data.js';
 
 /**
  * Settings of {@link startLocalService}; {@link localServiceOptionsFromEnvironment} reads them from the environment.
  */
-export interface LocalServiceOptions {
+export interface LocalServiceOptions extends Omit<LocalMailOptions, 'dataDirectory'> {
   /** Default 127.0.0.1 (`HOST`). */
   host: string;
   /** Default 3000 (`PORT`); 0 picks a free port. */
@@ -87,6 +88,7 @@ export interface LocalServiceOptions {
  */
 export function localServiceOptionsFromEnvironment(env: NodeJS.ProcessEnv = process.env): LocalServiceOptions {
   const config = localConfig(env);
+  const mail = mailConfig(env);
   return {
     host: config.host,
     port: config.port,
@@ -99,6 +101,9 @@ export function localServiceOptionsFromEnvironment(env: NodeJS.ProcessEnv = proc
     demoHistory: config.demoHistory,
     extraCaPem: extraCaFromEnvironment(env),
     allowPrivateTargets: config.allowPrivateTargets,
+    smtpUrl: mail.smtpUrl,
+    mailFrom: mail.mailFrom,
+    inbox: { smtpPort: config.inboxPorts.smtp, webPort: config.inboxPorts.web },
   };
 }
 
@@ -120,9 +125,11 @@ export interface LocalService {
   demoSignInLink: { url: string; expires_at: string };
   /** The join page of the demo team's first project (DESIGN D26), or null when it has none. */
   demoJoinUrl: string | null;
+  /** The embedded MailDev's web interface (`http://127.0.0.1:<port>/`), or null when none was started. */
+  inboxUrl: string | null;
   store: Store;
   runtime: LocalRuntime;
-  /** Stops the HTTP server, the pipeline and DynamoDB Local (if it started one). */
+  /** Stops the HTTP server, the pipeline, the inbox and DynamoDB Local (those it started). */
   stop(): Promise<void>;
 }
 
@@ -140,13 +147,17 @@ const lambdaContext = {
 export async function startLocalService(options: LocalServiceOptions): Promise<LocalService> {
   const log = options.log ?? ((line: string) => process.stdout.write(`${line}\n`));
   const clock = options.clock ?? systemClock;
+  // E-mail (an inbox, D32) starts beside DynamoDB Local and is awaited below; a failure of either stops both.
+  const mailStarting = startLocalMail(options);
+  mailStarting.catch(() => undefined);
   let dynamoDb: DynamoDbLocalHandle | null = null;
   let endpoint = options.dynamoDbEndpoint;
-  if (!endpoint) {
-    dynamoDb = await startDynamoDbLocal({ port: options.dynamoDbLocalPort, dataDirectory: options.dataDirectory });
-    endpoint = dynamoDb.endpoint;
-  }
   try {
+    if (!endpoint) {
+      dynamoDb = await startDynamoDbLocal({ port: options.dynamoDbLocalPort, dataDirectory: options.dataDirectory });
+      endpoint = dynamoDb.endpoint;
+    }
+    const { mail, inbox } = await mailStarting;
     const store = createStore({
       endpoint,
       tableName: options.tableName,
@@ -163,6 +174,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     const runtime = createLocalRuntime({
       store,
       transport,
+      mail,
       clock,
       timeScale: options.timeScale,
       onDelivery: (line) => log(JSON.stringify({ type: 'delivery', ...line })),
@@ -308,6 +320,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       dashboardUrl,
       demoSignInLink,
       demoJoinUrl,
+      inboxUrl: inbox?.webUrl ?? null,
       store,
       runtime,
       async stop() {
@@ -317,11 +330,13 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
         if ('close' in transport && typeof transport.close === 'function')
           await (transport as { close(): Promise<void> }).close();
         store.document.destroy();
+        await inbox?.stop();
         await dynamoDb?.stop();
       },
     };
   } catch (error) {
     await dynamoDb?.stop();
+    await (await mailStarting.catch(() => null))?.inbox?.stop();
     throw error;
   }
 }

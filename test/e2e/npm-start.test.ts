@@ -1,8 +1,8 @@
 /**
- * `npm start` exactly as a newcomer runs it: it starts its own DynamoDB Local, seeds the demo team and
- * its history, prints the URLs and a working demo token, and Ctrl-C (SIGINT to the terminal's
+ * `npm start` exactly as a newcomer runs it: it starts its own DynamoDB Local and e-mail inbox (MailDev), seeds the
+ * demo team and its history, prints the URLs and a working demo token, and Ctrl-C (SIGINT to the terminal's
  * process group), SIGTERM to the npm process alone (a process manager, `kill <pid>`) or SIGHUP (the
- * terminal closing) stops everything, DynamoDB Local included.
+ * terminal closing) stops everything, DynamoDB Local and the inbox included.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, connect } from 'node:net';
@@ -38,6 +38,8 @@ interface NpmStart {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   dynamoDbPort: number;
   servicePort: number;
+  /** The inbox's web port (MailDev). */
+  inboxPort: number;
   baseUrl: string;
   token: string;
 }
@@ -55,6 +57,7 @@ async function startNpm({ demoHistory = true } = {}): Promise<NpmStart> {
     DEMO_HISTORY: demoHistory ? '1' : '0',
   };
   delete env.DYNAMODB_ENDPOINT;
+  delete env.SMTP_URL;
   const child = spawn('npm', ['start', '--silent'], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -79,6 +82,7 @@ async function startNpm({ demoHistory = true } = {}): Promise<NpmStart> {
     exited,
     dynamoDbPort,
     servicePort: Number(new URL(baseUrl).port),
+    inboxPort: Number(new URL(/Inbox:\s+(\S+) \(every e-mail the service sends\)/.exec(output)![1]).port),
     baseUrl,
     token: /Demo token \(every ability[^)]*\): (\S+)/.exec(output)![1],
   };
@@ -100,6 +104,7 @@ async function expectEverythingStopped(started: NpmStart, signal: NodeJS.Signals
   await expect.poll(() => started.output(), { timeout: 10_000, interval: 100 }).toContain(`${signal}: stopping...`);
   await expect.poll(() => accepts(started.dynamoDbPort), { timeout: 5_000, interval: 100 }).toBe(false);
   expect(await accepts(started.servicePort)).toBe(false);
+  await expect.poll(() => accepts(started.inboxPort), { timeout: 5_000, interval: 100 }).toBe(false);
 }
 
 describe('npm start', () => {
@@ -117,6 +122,12 @@ describe('npm start', () => {
       expect(joinPage.status).toBe(200);
       expect(await joinPage.text()).toContain('Free newsletter');
       expect(await accepts(started.dynamoDbPort)).toBe(true);
+      // The inbox, printed beside the dashboard, serves MailDev's web interface and its (empty) list of e-mail.
+      const inbox = await fetch(`http://127.0.0.1:${started.inboxPort}/`, { headers: { Accept: 'text/html' } });
+      expect(inbox.status).toBe(200);
+      expect(await inbox.text()).toContain('MailDev');
+      const emails = await fetch(`http://127.0.0.1:${started.inboxPort}/api/email`);
+      expect(await emails.json()).toEqual([]);
     } finally {
       process.kill(-started.child.pid!, 'SIGINT'); // what Ctrl-C does
     }
