@@ -86,6 +86,7 @@ describe('lifecycle messages', () => {
   it('follows a failed renewal with day-3 and last-day notices, then access removed after grace_days; a payment stops it', async () => {
     const subscriberId = await newSubscriber('Wim', { email: 'wim@example.test' });
     const subscription = await grant({ subscriber_id: subscriberId });
+    await deliver();
     await record({ subscription_id: subscription.id, status: 'failed' });
     await deliver();
     const step = async (days: number) => {
@@ -104,6 +105,7 @@ describe('lifecycle messages', () => {
 
     const other = await newSubscriber('Paid', { email: 'paid@example.test' });
     const recovered = await grant({ subscriber_id: other });
+    await deliver();
     await record({ subscription_id: recovered.id, status: 'failed' });
     await deliver();
     clock.advance(DAY);

@@ -7,6 +7,7 @@ import { TELEGRAM_CREDENTIAL, TelegramCallError, sendTelegramMessage } from '../
 import type { Runtime } from '../../runtime.js';
 import { consumeRateLimit } from '../../limits/rate-limit.js';
 import { ProblemError } from '../../errors.js';
+import { ConfigurationError } from '../../config.js';
 
 /**
  * Sending one rendered message through its channel (DESIGN D32), and what a failure means: `transient` (retried after
@@ -63,6 +64,7 @@ export async function sendThroughChannel(
       });
       return null;
     } catch (error) {
+      if (error instanceof ConfigurationError) return { kind: 'unreachable', reason: error.message };
       if (!(error instanceof MailSendError)) throw error;
       return error.kind === 'rejected'
         ? { kind: 'bounced', reason: 'The address was refused by the mail server.' }

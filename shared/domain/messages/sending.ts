@@ -1,6 +1,7 @@
 import { isEssentialMessage, type MessageChannel, type MessageKind } from '../../catalogues/message-kinds.js';
 import { isoTime } from '../../clock.js';
 import { integrationsOf } from '../../integrations.js';
+import { mailSenderOf } from '../../mail/nodemailer.js';
 import type { MessageSendMessage, Runtime } from '../../runtime.js';
 import { messageStore, type MessageAddress } from '../../store/messages.js';
 import { planStore } from '../../store/plans.js';
@@ -78,7 +79,7 @@ export async function processMessageSend(runtime: Runtime, queued: MessageSendMe
   }
   const template = await loadMessageTemplate(runtime, address.teamId, address.projectId, kind);
   const rendered = renderMessage(template, channel === 'email' ? 'email' : 'bot', context);
-  const failure: SendFailure | null = await sendThroughChannel(runtime, runtime.mail, {
+  const failure: SendFailure | null = await sendThroughChannel(runtime, mailSenderOf(runtime), {
     teamId: address.teamId,
     projectId: address.projectId,
     kind,
