@@ -183,7 +183,7 @@ export interface PaymentProviderAdapter {
 }
 
 /** Which subscription's open invoice to find at the provider. */
-export interface OpenInvoiceRequest {
+interface OpenInvoiceRequest {
   team_id: string;
   project_id: string;
   /** The provider's id of the subscription (Stripe: `sub_...`). */

@@ -35,9 +35,6 @@ export interface ChannelSend {
   unsubscribeUrl: string | null;
 }
 
-/** Bot DMs a project's bot sends per second at most, across every sender (Telegram's broadcast limit). */
-export const TELEGRAM_MESSAGES_PER_SECOND = 30;
-
 /**
  * Sends one message. Resolves null on success, or the {@link SendFailure}; throws only on a programming or store
  * error. `mail` is the runtime's `MailSender` (none: e-mail is `unreachable`).

@@ -12,9 +12,7 @@ import { listOf, ListQuery, Timestamp, Uuid } from '../../schemas/common.js';
  * accepted it), `failed` (retries exhausted, or refused for good: a blocked bot, a bounced address), `skipped` (not
  * sent: the subscriber opted out, or has no way to be reached any more).
  */
-export const MESSAGE_STATUSES = ['queued', 'sending', 'sent', 'failed', 'skipped'] as const;
-/** A message status (see {@link MESSAGE_STATUSES}). */
-export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
+const MESSAGE_STATUSES = ['queued', 'sending', 'sent', 'failed', 'skipped'] as const;
 
 /** A message to a subscriber, as the log returns it. */
 export const Message = z

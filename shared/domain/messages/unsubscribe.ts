@@ -14,7 +14,7 @@ const UNSUBSCRIBE_PREFIX = 'msu_';
 /** How long an unsubscribe link works (milliseconds): a year. */
 const UNSUBSCRIBE_LIFETIME_MS = 365 * 86_400_000;
 /** The path of the unsubscribe page, under the service's public base URL. */
-export const UNSUBSCRIBE_PATH = '/messages/unsubscribe';
+const UNSUBSCRIBE_PATH = '/messages/unsubscribe';
 
 /** Makes an unsubscribe link for a subscriber: its absolute URL (the path alone when the base URL is unknown). */
 export async function createUnsubscribeLink(
