@@ -64,7 +64,8 @@ function subscriptionVariables(subscription: Subscription, timeZone: string) {
 
 /**
  * The Liquid variables of a message (every documented one, null where the context has none; nothing else is
- * reachable). `grace.days_left` counts whole days from now to the end of access.
+ * reachable). `grace.days_left` counts whole days from the message's day of the grace period (the failure plus
+ * `grace.day` days) to the end of access, so it reads the same whenever the message is rendered.
  */
 export function messageVariables(context: MessageContext): Record<string, unknown> {
   const timeZone = context.project.time_zone;
@@ -76,7 +77,16 @@ export function messageVariables(context: MessageContext): Record<string, unknow
     subscription: subscription && subscriptionVariables(subscription, timeZone),
     grace: grace && {
       ends_on: formatDate(grace.ends_at, timeZone),
-      days_left: Math.max(0, Math.ceil((Date.parse(grace.ends_at) - Date.now()) / DAY_MS)),
+      days_left: Math.max(
+        0,
+        Math.ceil(
+          (Date.parse(grace.ends_at) -
+            (subscription
+              ? Date.parse(subscription.status_changed_at) + grace.day * DAY_MS
+              : Date.parse(grace.ends_at))) /
+            DAY_MS,
+        ),
+      ),
     },
     links: {
       portal: links.portal,

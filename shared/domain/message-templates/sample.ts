@@ -109,7 +109,7 @@ function sampleSubscription(kind: MessageKind, plan: Plan, subscriber: Subscribe
     canceled_at: status === 'pending_cancellation' || status === 'canceled' ? at(-1) : null,
     cancellation_reason: null,
     invite_links: [],
-    status_changed_at: at(-1),
+    status_changed_at: status === 'past_due' ? at(0) : at(-1),
     created_at: at(-27),
     updated_at: at(-1),
   };
@@ -141,7 +141,7 @@ export function sampleContext(
       unsubscribe: link('unsubscribe'),
       join: link('join'),
     },
-    grace: { ends_at: isoTime(nowMs + 7 * DAY_MS), day: 0 },
+    grace: { ends_at: isoTime(nowMs + DEFAULT_GRACE_DAYS * DAY_MS), day: 0 },
     broadcast: {
       subject: 'News from {{ project.name }}',
       body: 'Hi {{ subscriber.name }}, this is a sample announcement from {{ project.name }}.',
