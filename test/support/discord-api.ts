@@ -198,6 +198,16 @@ export async function startFakeDiscordApi(): Promise<FakeDiscordApi> {
         );
         return answer(204);
       }
+      if (route === 'POST /users/@me/channels') {
+        const recipient = (body as { recipient_id: string }).recipient_id;
+        return answer(200, { id: `9${recipient.slice(1)}`, type: 1, recipients: [{ id: recipient }] });
+      }
+      if ((match = /^POST \/channels\/(\d+)\/messages$/.exec(route)))
+        return answer(200, {
+          id: String(calls.length),
+          channel_id: match[1],
+          content: (body as { content: string }).content,
+        });
       const known = (guildId: string) => guilds.get(guildId);
       if ((match = /^GET \/guilds\/(\d+)$/.exec(route))) {
         return known(match[1])
