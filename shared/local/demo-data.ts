@@ -2,6 +2,7 @@ import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ABILITY_VALUES } from '../catalogues/abilities.js';
 import { manualClock, type Clock } from '../clock.js';
+import { relayOutbox } from '../domain/webhook-deliveries/sweeper.js';
 import { authenticate } from '../auth/principal.js';
 import { ProblemError } from '../errors.js';
 import { mintToken } from '../domain/tokens/repository.js';
@@ -84,6 +85,9 @@ async function seedDemoData(store: Store, clock: Clock, token: string, history: 
     { id: project.id, monthly, yearly, free, accessCode: codes.codes[0].code },
     nowMs,
   );
+  // The history is past: its events are fanned out now without messages to its subscribers (DESIGN D32), so the inbox
+  // does not fill with 60 days of welcomes and no reminder comes due at start. The demo team has no webhook endpoint.
+  await relayOutbox({ store, clock, deliveryQueue: { send: async () => undefined } }, nowMs, { messages: false });
 }
 
 /** True when `token` authenticates against `store` as a demo-team token holding every ability of the catalogue. */

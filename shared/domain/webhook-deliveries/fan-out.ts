@@ -38,6 +38,11 @@ const CONTACT_DETAILS_ABILITY = 'project-user:view';
 /** Payload fields removed, at any depth, for an owner without {@link CONTACT_DETAILS_ABILITY}. */
 const CONTACT_FIELDS: readonly string[] = ['email', 'phone'];
 
+/** How a fan-out runs: `messages: false` makes no messages to subscribers (a seeded history; default true). */
+export interface FanOutOptions {
+  messages?: boolean;
+}
+
 /**
  * Fans one outbox event out (DESIGN D6): {@link fanOutEvents} of one event. Returns the number of
  * deliveries created, skipped ones included (0 when the event was already fanned out, is gone, or the
@@ -58,10 +63,11 @@ export async function fanOutEvent(
 export async function fanOutEvents(
   runtime: Pick<Runtime, 'store' | 'clock' | 'deliveryQueue'>,
   events: readonly StoredEvent[],
+  options: FanOutOptions = {},
 ): Promise<number> {
   let created = 0;
   // Messages first (DESIGN D32): their occasion markers make a retry of this fan-out write none twice.
-  await planMessages(runtime, events);
+  if (options.messages !== false) await planMessages(runtime, events);
   // Team after team (a relay page or a commit holds few teams); route bundles that fan out one event stay free of
   // p-map.
   for (const [teamId, teamEvents] of Map.groupBy(events, (event) => event.team_id)) {

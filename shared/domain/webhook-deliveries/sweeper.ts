@@ -1,7 +1,7 @@
 import pMap from 'p-map';
 import type { DeliveryMessage, Runtime } from '../../runtime.js';
 import type { Key } from '../../store/requests.js';
-import { fanOutEvents } from './fan-out.js';
+import { fanOutEvents, type FanOutOptions } from './fan-out.js';
 import { workerIndexes } from '../../store/webhook-deliveries/worker-index.js';
 import {
   OUTBOX_PAGE_SIZE,
@@ -80,11 +80,13 @@ export async function sweep(
 
 /**
  * Fans out outbox events created at or before `beforeMs` (epoch ms) and not yet fanned out, page by page per shard (D6,
- * D14); younger events are never read. Returns the events handled; throws only on store or queue errors.
+ * D14); younger events are never read. `messages: false` makes no messages to subscribers (a seeded history). Returns
+ * the events handled; throws only on store or queue errors.
  */
 export async function relayOutbox(
   runtime: Pick<Runtime, 'store' | 'clock' | 'deliveryQueue'>,
   beforeMs: number,
+  options: FanOutOptions = {},
 ): Promise<number> {
   let count = 0;
   await pMap(
@@ -93,7 +95,7 @@ export async function relayOutbox(
       let startKey: Key | undefined;
       do {
         const page = await workerIndexes.pageOutbox(runtime.store, shard, beforeMs, startKey, OUTBOX_PAGE_SIZE);
-        if (page.items.length) await fanOutEvents(runtime, page.items);
+        if (page.items.length) await fanOutEvents(runtime, page.items, options);
         count += page.items.length;
         startKey = page.lastEvaluatedKey;
       } while (startKey);
