@@ -212,7 +212,7 @@ describe('validation and sandbox', () => {
 
 describe('project time zones', () => {
   it('accepts IANA names and refuses offsets and made-up names', () => {
-    for (const name of ['UTC', 'Europe/Berlin', 'America/Argentina/Buenos_Aires', 'Etc/GMT+5'])
+    for (const name of ['UTC', 'Europe/Berlin', 'America/Argentina/Salta', 'Etc/GMT+5'])
       expect(isTimeZone(name), name).toBe(true);
     for (const name of ['+02:00', 'Mars/Olympus', '', 'Europe/Berlin; drop'])
       expect(isTimeZone(name), name).toBe(false);
