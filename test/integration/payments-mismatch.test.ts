@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createSession } from '../../shared/dashboard/sessions.js';
+import type { Payment } from '../../shared/domain/payments/schema.js';
 import { ensureTeamOwner } from '../../shared/domain/team-members/changes.js';
 import { caller } from '../support/calls.js';
 import { checkoutSession, invoice, stripeId } from '../support/stripe.js';
@@ -34,7 +35,7 @@ const { call } = caller(() => ({ runtime, token: team.token }));
 const DAY_MS = 86_400_000;
 
 /** The only payment of an event list's first `payment.*` event. */
-const paymentOf = (event: { data: unknown }) => (event.data as { payment: Record<string, unknown> }).payment;
+const paymentOf = (event: { data: unknown }) => (event.data as { payment: Payment }).payment;
 
 /** Sends `invoice.paid` with `body` (default: the first invoice of `subscription` at the price) and expects 200. */
 async function pay(subscription: string, body?: ReturnType<typeof invoice>) {
@@ -89,7 +90,7 @@ describe('a first invoice that does not match the plan', () => {
     const home = await dashboardHome();
     expect(home).toContain(`id="attention-mismatch-${payment.id}"`);
     expect(home).toContain('Book club: Ada paid 1 JPY (in another currency), the plan asks 9.00 EUR');
-    expect(home).toContain(`/dashboard/projects/${projectId}/subscribers/${payment.subscriber_id as string}`);
+    expect(home).toContain(`/dashboard/projects/${projectId}/subscribers/${payment.subscriber_id}`);
     await newEvents(); // the team owner the dashboard signed in as
 
     const accepted = await ok('POST', `/v1/payments/${payment.id}/accept`);
@@ -169,7 +170,7 @@ describe('a renewal that does not match the plan', () => {
       current_period_end: active.current_period_end,
     });
 
-    await ok('POST', `/v1/payments/${paymentOf(events[0]).id as string}/accept`);
+    await ok('POST', `/v1/payments/${paymentOf(events[0]).id}/accept`);
     expect(types(await newEvents())).toEqual(['subscription.renewed']);
     const renewed = await ok('GET', `/v1/subscriptions/${subscriptionId}`);
     expect(renewed.current_period_start).toBe(active.current_period_end);
@@ -203,7 +204,7 @@ describe('a renewal that does not match the plan', () => {
     expect(payment).toMatchObject({ status: 'succeeded', amount: 300, mismatch: { reason: 'amount_below_price' } });
     expect((await ok('GET', `/v1/subscriptions/${subscriptionId}`)).status).toBe('past_due');
 
-    await ok('POST', `/v1/payments/${payment.id as string}/accept`);
+    await ok('POST', `/v1/payments/${payment.id}/accept`);
     expect(types(await newEvents())[0]).toBe('subscription.activated');
     expect((await ok('GET', `/v1/subscriptions/${subscriptionId}`)).status).toBe('active');
   });
