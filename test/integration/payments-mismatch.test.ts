@@ -34,7 +34,7 @@ const { call } = caller(() => ({ runtime, token: team.token }));
 
 const DAY_MS = 86_400_000;
 
-/** The only payment of an event list's first `payment.*` event. */
+/** The payment a `payment.*` event carries. */
 const paymentOf = (event: { data: unknown }) => (event.data as { payment: Payment }).payment;
 
 /** Sends `invoice.paid` with `body` (default: the first invoice of `subscription` at the price) and expects 200. */
