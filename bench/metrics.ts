@@ -129,6 +129,7 @@ async function seedTeam(
       provider: 'manual',
       provider_payment_id: null,
       billing_reason: 'subscription_create',
+      mismatch: null,
       created_at: at,
       updated_at: at,
     });

@@ -90,6 +90,10 @@ export default defineIsolationCases<{ b: Seeded; aOther: Seeded; a: Seeded }>({
       foreign: { input: (_w, extra) => ({ id: extra.b.pendingPaymentId, status: 'succeeded' }), expect: NOT_FOUND },
       scoped: { input: (_w, extra) => ({ id: extra.aOther.pendingPaymentId, status: 'succeeded' }), expect: NOT_FOUND },
     },
+    acceptPayment: {
+      foreign: { input: (_w, extra) => ({ id: extra.b.paymentId }), expect: NOT_FOUND },
+      scoped: { input: (_w, extra) => ({ id: extra.aOther.paymentId }), expect: NOT_FOUND },
+    },
     refundPayment: {
       foreign: { input: (_w, extra) => ({ id: extra.b.paymentId, amount: 1 }), expect: NOT_FOUND },
       scoped: { input: (_w, extra) => ({ id: extra.aOther.paymentId, amount: 1 }), expect: NOT_FOUND },

@@ -21,6 +21,7 @@ export function samplePayment(at: string, fields: Partial<Payment> = {}): Paymen
     provider: 'manual',
     provider_payment_id: null,
     billing_reason: 'renewal',
+    mismatch: null,
     created_at: at,
     updated_at: at,
     ...fields,

@@ -1,7 +1,7 @@
 /**
  * The dashboard's figures (DESIGN D21): the server-rendered SVG charts of the 90-day series (geometry, empty
  * and all-zero series, one currency or several, escaping, accessible names), the money rows per currency
- * (hidden money), and the "needs attention" items of the metrics and the billing state.
+ * (hidden money), and the "needs attention" items of the metrics, the billing state and flagged payments.
  */
 import { describe, expect, it } from 'vitest';
 import {
@@ -11,9 +11,15 @@ import {
   seriesGeometry,
 } from '../../shared/dashboard/chart.js';
 import { currencyRows, FiguresCard } from '../../shared/dashboard/figures.js';
-import { billingItem, metricsItems, NeedsAttention } from '../../shared/dashboard/pages/attention.js';
+import {
+  billingItem,
+  flaggedPaymentItem,
+  metricsItems,
+  NeedsAttention,
+} from '../../shared/dashboard/pages/attention.js';
 import type { BillingOverview } from '../../shared/domain/billing/schema.js';
 import { Metrics, type MetricsDay } from '../../shared/domain/metrics/schema.js';
+import { samplePayment } from '../support/payments.js';
 
 /** `count` consecutive UTC days ending 2026-11-27, each from `make(index)`. */
 function days(count: number, make: (index: number) => Omit<MetricsDay, 'date'>): MetricsDay[] {
@@ -226,6 +232,23 @@ describe('needs attention', () => {
     expect(
       String(billingItem({ ...billing, status: 'locked', locked_at: '2026-11-20T00:00:00.000Z' })?.text),
     ).toContain('locked since');
+  });
+
+  it('names a flagged payment with its project, subscriber, paid and expected amounts, linking to the subscriber', () => {
+    const project = { id: 'p1', name: 'Book club' };
+    const paid = samplePayment('2026-11-27T00:00:00.000Z', { status: 'succeeded', amount: 1, currency: 'JPY' });
+    expect(flaggedPaymentItem(project, paid, 'Ada')).toBeNull();
+    const flagged = {
+      ...paid,
+      mismatch: { expected_amount: 90_000, expected_currency: 'USD', reason: 'currency' as const },
+    };
+    const item = flaggedPaymentItem(project, flagged, 'Ada');
+    expect(item).toMatchObject({
+      id: `attention-mismatch-${paid.id}`,
+      href: `/dashboard/projects/p1/subscribers/${paid.subscriber_id}`,
+    });
+    expect(item?.text).toContain('Book club: Ada paid 1 JPY (in another currency), the plan asks 900.00 USD');
+    expect(flaggedPaymentItem(project, flagged, null)?.text).toContain(`subscriber ${paid.subscriber_id} paid`);
   });
 
   it('links each item and names the checks skipped for a missing ability', () => {

@@ -3,6 +3,9 @@
 import type { Ability } from '../../catalogues/abilities.js';
 import type { BillingOverview } from '../../domain/billing/schema.js';
 import type { Member } from '../../domain/members/schema.js';
+import type { Payment } from '../../domain/payments/schema.js';
+import type { Subscriber } from '../../domain/subscribers/schema.js';
+import { formatMinorUnits } from '../../schemas/common.js';
 import { METRICS_RECENT_DAYS, type Metrics } from '../../domain/metrics/schema.js';
 import type { Project } from '../../domain/projects/schema.js';
 import type { WebhookEndpoint } from '../../domain/webhook-endpoints/schema.js';
@@ -11,13 +14,15 @@ import { Fragment, h, type Html } from '../../web/html.js';
 import type { SignedInRequest } from '../http.js';
 import type { OperationOutcome } from '../../web/run-operation.js';
 import { read, type ListPage } from './kit.js';
+import { subscriberPath } from './subscribers.js';
 
 /**
  * "Needs attention" on the home and project pages (DESIGN D21): past-due subscriptions and failed payments
  * (from the metrics), disabled webhook endpoints (`listWebhookEndpoints` with `is_active=false`), members
  * whose last platform call failed (`platform_error`, read from the first page of each project's members:
- * there is no team-wide index of them), and the team's billing grace period or lock (`getBilling`). Each
- * check runs only when the reader holds its ability; the ones skipped are named.
+ * there is no team-wide index of them), payments flagged because they do not match their plan's price (read from the
+ * newest 100 payments of each project), and the team's billing grace period or lock (`getBilling`). Each check runs
+ * only when the reader holds its ability; the ones skipped are named.
  */
 
 /** Projects whose members are read for platform errors on the home page (one page of 100 members each). */
@@ -143,6 +148,68 @@ async function platformChecks(
     facts.skipped.push({ what: 'platform errors', ability: 'project-user:view-any' });
 }
 
+/** Flagged payments listed per project, at most (the rest are counted in one sentence). */
+const FLAGGED_PAYMENTS_SHOWN = 5;
+
+/**
+ * The item of one flagged payment: the project, the subscriber (their name when the reader may read it), what was
+ * paid against what the plan's price asks, linking to the subscriber's page, which lists the subscription.
+ */
+export function flaggedPaymentItem(
+  project: Pick<Project, 'id' | 'name'>,
+  payment: Payment,
+  subscriberName: string | null,
+): AttentionItem | null {
+  if (!payment.mismatch) return null;
+  const expected = formatMinorUnits(payment.mismatch.expected_amount, payment.mismatch.expected_currency);
+  const paid = formatMinorUnits(payment.amount, payment.currency);
+  const why = payment.mismatch.reason === 'currency' ? 'in another currency' : 'less than the price';
+  return {
+    id: `attention-mismatch-${payment.id}`,
+    text: `${project.name}: ${subscriberName ?? `subscriber ${payment.subscriber_id}`} paid ${paid} (${why}), the plan asks ${expected}; subscription ${payment.subscription_id} waits until payment ${payment.id} is accepted (POST /v1/payments/${payment.id}/accept) or refunded.`,
+    href: subscriberPath(project.id, payment.subscriber_id),
+  };
+}
+
+/**
+ * Succeeded payments of `projects` flagged as not matching their plan's price (the newest 100 payments of each
+ * project), at most {@link FLAGGED_PAYMENTS_SHOWN} items per project with their subscribers' names.
+ */
+async function flaggedPaymentChecks(
+  request: SignedInRequest,
+  projects: readonly Pick<Project, 'id' | 'name'>[],
+  facts: AttentionFacts,
+): Promise<void> {
+  const outcomes = await Promise.all(
+    projects.map((project) =>
+      read<ListPage<Payment>>(request, 'listPayments', { project_id: project.id, status: 'succeeded', limit: 100 }),
+    ),
+  );
+  await Promise.all(
+    outcomes.map(async (outcome, index) => {
+      if (!outcome.ok) return;
+      const project = projects[index];
+      const flagged = outcome.result.data.filter((payment) => payment.mismatch !== null);
+      const shown = flagged.slice(0, FLAGGED_PAYMENTS_SHOWN);
+      const subscribers = await Promise.all(
+        shown.map((payment) => read<Subscriber>(request, 'getSubscriber', { id: payment.subscriber_id })),
+      );
+      shown.forEach((payment, position) => {
+        const subscriber = subscribers[position];
+        const item = flaggedPaymentItem(project, payment, subscriber.ok ? subscriber.result.display_name : null);
+        if (item) facts.items.push(item);
+      });
+      if (flagged.length > shown.length)
+        facts.items.push({
+          id: `attention-mismatch-more-${project.id}`,
+          text: `${project.name}: ${plural(flagged.length - shown.length, 'more payment does', 'more payments do')} not match the plan's price.`,
+        });
+    }),
+  );
+  if (outcomes.some(isMissingAbility))
+    facts.skipped.push({ what: 'payments that do not match their price', ability: 'project-payment:view-any' });
+}
+
 /** The facts of a metrics read: its items, or the check skipped when the reader may not see subscriptions. */
 function metricsFacts(metrics: OperationOutcome<Metrics>, pastDueHref: string): AttentionFacts {
   if (metrics.ok) return { items: metricsItems(metrics.result, pastDueHref), skipped: [] };
@@ -159,8 +226,8 @@ const pastDueOf = (projectId: string) => `/dashboard/projects/${projectId}/subsc
 
 /**
  * The home page's checks: the team metrics' items (when read; past-due subscriptions lead to the only
- * project's filtered list, else to the projects), disabled endpoints, billing, and platform errors of the
- * first {@link PLATFORM_ERROR_PROJECTS} active projects.
+ * project's filtered list, else to the projects), disabled endpoints, billing, and platform errors and flagged
+ * payments of the first {@link PLATFORM_ERROR_PROJECTS} active projects.
  */
 export async function teamAttention(
   request: SignedInRequest,
@@ -169,13 +236,17 @@ export async function teamAttention(
 ): Promise<AttentionFacts> {
   const facts = metricsFacts(metrics, projects.length === 1 ? pastDueOf(projects[0].id) : '/dashboard/projects');
   const active = projects.filter((project) => project.status === 'active').slice(0, PLATFORM_ERROR_PROJECTS);
-  await Promise.all([teamChecks(request, facts), platformChecks(request, active, facts)]);
+  await Promise.all([
+    teamChecks(request, facts),
+    platformChecks(request, active, facts),
+    flaggedPaymentChecks(request, active, facts),
+  ]);
   return facts;
 }
 
 /**
- * A project page's checks: its metrics' items (past due linking to its filtered subscriptions) and its members'
- * platform errors.
+ * A project page's checks: its metrics' items (past due linking to its filtered subscriptions), its members'
+ * platform errors and its flagged payments.
  */
 export async function projectAttention(
   request: SignedInRequest,
@@ -183,7 +254,7 @@ export async function projectAttention(
   metrics: OperationOutcome<Metrics>,
 ): Promise<AttentionFacts> {
   const facts = metricsFacts(metrics, pastDueOf(project.id));
-  await platformChecks(request, [project], facts);
+  await Promise.all([platformChecks(request, [project], facts), flaggedPaymentChecks(request, [project], facts)]);
   return facts;
 }
 

@@ -33,7 +33,8 @@ import { subscriptionStateColumns } from './subscriptions.js';
  * unban, kick — through the same operations as REST and MCP.
  */
 
-const subscriberPath = (projectId: string, subscriberId: string) =>
+/** The dashboard page of one subscriber, where their subscriptions are listed with their actions. */
+export const subscriberPath = (projectId: string, subscriberId: string) =>
   `/dashboard/projects/${projectId}/subscribers/${subscriberId}`;
 
 /** A form with an optional reason and one button (ban, kick). */

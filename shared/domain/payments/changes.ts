@@ -7,7 +7,7 @@ import { retryOnLostRace } from '../../store/optimistic.js';
 import { changeSubscriptionWith } from '../subscriptions/transitions.js';
 import type { Subscription } from '../subscriptions/schema.js';
 import type { SubscriptionTrigger } from '../subscriptions/state-machine.js';
-import { decideSettlement } from './decisions.js';
+import { decideAcceptance, decideSettlement } from './decisions.js';
 import { releaseRefundReservation } from '../../store/payments/writes.js';
 import { holdsReservation, reserveRefund } from './refund-reservations.js';
 import { refundAtProvider, type RefundOptions } from './provider-refund.js';
@@ -24,7 +24,8 @@ import type { Payment, PaymentRefund, RefundPaymentRequest, SettlePaymentRequest
  * Runs one change of a stored payment with the subscription change it drives, retrying a lost race
  * (the payment or the subscription changed meanwhile) by reading both again, at most
  * `MAX_ATTEMPTS` times (or `options.attempts`). `plan` decides from the payment as read: the payment after the change,
- * the subscription trigger (or null), and the event data's extra fields. Returns the payment after.
+ * the subscription trigger (or null), and the event data's extra fields. Emits the `payment.*` event of a refund or
+ * a new status (none when neither changed). Returns the payment after.
  */
 export async function changePayment(
   runtime: UnitOfWorkRuntime,
@@ -66,11 +67,13 @@ export async function changePayment(
         },
         (tx, change) => {
           writePaymentUpdate(tx, principal.teamId, item, next!, providerRefundId, reservationKey);
-          tx.emit({
-            type: eventOf(extra ? 'refunded' : next!.status),
-            projectId: next!.project_id,
-            data: { ...eventData(next!, change), ...extra },
-          });
+          // A change that neither refunds nor moves the status (an acceptance) happened to no payment: no payment event.
+          if (extra || next!.status !== payment.status)
+            tx.emit({
+              type: eventOf(extra ? 'refunded' : next!.status),
+              projectId: next!.project_id,
+              data: { ...eventData(next!, change), ...extra },
+            });
         },
       );
       return next!;
@@ -101,6 +104,22 @@ export async function settlePayment(
 ): Promise<Payment> {
   return changePayment(runtime, principal, paymentId, (payment, subscription) =>
     decideSettlement(payment, subscription, input.status, isoTime(runtime.clock.nowMs())),
+  );
+}
+
+/**
+ * Accepts a flagged payment (`POST /v1/payments/{id}/accept`, DESIGN D16): its `mismatch` cleared and the D15
+ * transition it would have driven had it matched its plan's price ({@link decideAcceptance}: e.g. a first payment →
+ * activated, a renewal → renewed), in one transaction; no `payment.*` event (the payment itself happened already).
+ * Errors: NOT_FOUND; CONFLICT (not flagged, not succeeded, or it kept changing).
+ */
+export async function acceptPayment(
+  runtime: UnitOfWorkRuntime,
+  principal: Principal,
+  paymentId: string,
+): Promise<Payment> {
+  return changePayment(runtime, principal, paymentId, (payment, subscription) =>
+    decideAcceptance(payment, subscription, isoTime(runtime.clock.nowMs())),
   );
 }
 

@@ -1,8 +1,10 @@
 import type { SubscriptionStatus } from '../../catalogues/subscription-statuses.js';
 import { ProblemError, type FieldError } from '../../errors.js';
+import { priceOf } from '../metrics/decisions.js';
+import type { Plan } from '../plans/schema.js';
 import type { Subscription } from '../subscriptions/schema.js';
 import { ruleFor, type SubscriptionTrigger } from '../subscriptions/state-machine.js';
-import type { Payment, RefundPaymentRequest } from './schema.js';
+import type { Payment, PaymentMismatch, RefundPaymentRequest } from './schema.js';
 
 /**
  * The decisions of payments (DESIGN D15, D16), pure: from the payment and subscription read to the change; no store, no
@@ -76,6 +78,61 @@ export function decideSettlement(
     );
   }
   const next: Payment = { ...payment, status, updated_at: nowIso };
+  const trigger = paymentTrigger(next, subscription);
+  return { next, decision: trigger ? { trigger } : null };
+}
+
+/**
+ * How a provider-reported payment differs from its plan's price, or null when it matches (DESIGN D16; pure). The
+ * prices it may match: the subscription's price version (`price_history`), and for a renewal also the plan's current
+ * price (a renewal moves the subscription to it, while the provider may still bill the price it subscribed at). A
+ * currency none of them has → `currency`. With `checkAmount` (the provider says this is a first or a period's
+ * invoice), less than the lowest of them in that currency → `amount_below_price`; MORE is never flagged (tax added
+ * by the provider), and without `checkAmount` (a proration, a one-off invoice) any amount matches.
+ */
+export function priceMismatch(
+  paid: Pick<Payment, 'amount' | 'currency' | 'billing_reason'>,
+  subscription: Pick<Subscription, 'price_version'>,
+  plan: Pick<Plan, 'amount' | 'currency' | 'interval' | 'interval_count' | 'price_history'>,
+  checkAmount: boolean,
+): PaymentMismatch | null {
+  const subscribed = priceOf(plan, subscription.price_version);
+  const prices = paid.billing_reason === 'renewal' ? [plan, subscribed] : [subscribed];
+  // The price named when nothing matches: a renewal's is the plan's current price, a first payment's its version's.
+  const named = prices[0];
+  const sameCurrency = prices.filter((price) => price.currency === paid.currency);
+  if (sameCurrency.length === 0)
+    return { expected_amount: named.amount, expected_currency: named.currency, reason: 'currency' };
+  const least = Math.min(...sameCurrency.map((price) => price.amount));
+  if (checkAmount && paid.amount < least)
+    return { expected_amount: least, expected_currency: paid.currency, reason: 'amount_below_price' };
+  return null;
+}
+
+/**
+ * The decision of accepting a flagged payment (`POST /v1/payments/{id}/accept`, DESIGN D16), pure: the mismatch
+ * cleared (updated at `nowIso`) and the D15 trigger the payment would have fired on `subscription` had it matched
+ * ({@link paymentTrigger}; none when the subscription has moved on). Errors: CONFLICT naming the payment's state when
+ * it is not a flagged succeeded payment.
+ */
+export function decideAcceptance(
+  payment: Payment,
+  subscription: Pick<Subscription, 'status'>,
+  nowIso: string,
+): PaymentDecision {
+  if (payment.mismatch === null) {
+    throw new ProblemError(
+      'CONFLICT',
+      `Payment ${payment.id} is ${payment.status} and not flagged (its currency and amount match its plan): only a flagged payment can be accepted.`,
+    );
+  }
+  if (payment.status !== 'succeeded') {
+    throw new ProblemError(
+      'CONFLICT',
+      `Payment ${payment.id} is ${payment.status}: only a flagged succeeded payment can be accepted.`,
+    );
+  }
+  const next: Payment = { ...payment, mismatch: null, updated_at: nowIso };
   const trigger = paymentTrigger(next, subscription);
   return { next, decision: trigger ? { trigger } : null };
 }

@@ -1,7 +1,7 @@
 import type { HandlersOf, OperationHandler } from '../../operations/handler.js';
 import { paymentProviderAdapters } from '../../providers/adapters.js';
 import { paymentsModule } from './operations.js';
-import { refundPayment as refund, settlePayment as settle } from './changes.js';
+import { acceptPayment as accept, refundPayment as refund, settlePayment as settle } from './changes.js';
 import { getPayment as read, listPayments as list } from './queries.js';
 import { recordPayment as record } from './recording.js';
 
@@ -29,6 +29,10 @@ export const settlePayment: OperationHandler<Operations['settlePayment']> = asyn
   { runtime, principal },
 ) => settle(runtime, principal, id, input);
 
+/** `POST /v1/payments/{id}/accept`. */
+export const acceptPayment: OperationHandler<Operations['acceptPayment']> = async (input, { runtime, principal }) =>
+  accept(runtime, principal, input.id);
+
 /**
  * `POST /v1/payments/{id}/refund` / `refund_payment`: refunds through the payment's provider (the service's adapters,
  * Stripe included).
@@ -44,5 +48,6 @@ export const paymentsHandlers = {
   recordPayment,
   getPayment,
   settlePayment,
+  acceptPayment,
   refundPayment,
 } satisfies HandlersOf<typeof paymentsModule>;

@@ -21,7 +21,8 @@ const OUTCOME_EVENTS = [
 
 /**
  * The payment operations (DESIGN D13, D16), `manual` provider: listed and recorded under the project, one addressed by
- * id (`/v1/payments/{id}`: `POST` settles, `/refund` refunds). Recording and settling use `project-subscription:update`
+ * id (`/v1/payments/{id}`: `POST` settles, `/accept` accepts a flagged one, `/refund` refunds). Recording, settling
+ * and accepting use `project-subscription:update`
  * (no catalogue ability records payments; the outcome moves billing, D15); creating a subscription also needs
  * `:create`.
  */
@@ -91,6 +92,18 @@ export const paymentsModule = defineModule({
       output: Payment,
       events: ['payment.succeeded', 'payment.failed', ...OUTCOME_EVENTS],
       rest: { method: 'POST', path: '/v1/payments/{id}', successStatus: 200 },
+    }),
+    acceptPayment: defineOperation({
+      id: 'acceptPayment',
+      summary:
+        'Accept a payment flagged because its currency or amount does not match its plan\u2019s price (mismatch): the flag is cleared and the payment drives the subscription as a matching one would have (first payment → activated, renewal → renewed, recovery → activated). No payment event: the payment happened already.',
+      tag: 'Payments',
+      ability: 'project-subscription:update',
+      teamWide: false,
+      params: PaymentIdParams,
+      output: Payment,
+      events: [...OUTCOME_EVENTS],
+      rest: { method: 'POST', path: '/v1/payments/{id}/accept', successStatus: 200 },
     }),
     refundPayment: defineOperation({
       id: 'refundPayment',

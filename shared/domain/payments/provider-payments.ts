@@ -9,12 +9,15 @@ import type { Transaction, UnitOfWorkRuntime } from '../../store/unit-of-work.js
 import { retryOnLostRace } from '../../store/optimistic.js';
 import { changeSubscriptionWith } from '../subscriptions/transitions.js';
 import { changePayment } from './changes.js';
-import { paymentTrigger } from './decisions.js';
+import { paymentTrigger, priceMismatch } from './decisions.js';
 import { loadPayment, toPayment, type StoredPayment } from './queries.js';
 import { reservedAmount } from './refund-reservations.js';
 import { newPayment } from './recording.js';
 import { eventData, eventOf, writeNewPayment, writePaymentUpdate } from './writes.js';
-import type { BillingReason, Payment } from './schema.js';
+import type { Plan } from '../plans/schema.js';
+import type { Subscription } from '../subscriptions/schema.js';
+import type { SubscriptionTrigger } from '../subscriptions/state-machine.js';
+import type { BillingReason, Payment, PaymentMismatch } from './schema.js';
 
 /**
  * Payments a provider reports (DESIGN D16, D22): through its inbound events, found again by the provider's payment id.
@@ -34,6 +37,11 @@ export interface ProviderPaymentReport {
   /** ISO 4217, upper case. */
   currency: string;
   billingReason: BillingReason;
+  /**
+   * Whether an amount below the plan's price flags the payment (Stripe: a first or a period's invoice; a proration
+   * legitimately differs). Another currency always flags a succeeded payment ({@link priceMismatch}).
+   */
+  checkAmount: boolean;
   /** False: record the payment but move no subscription (an event older than one already applied, DESIGN D15). */
   drivesSubscription: boolean;
   /** The caller's writes in the same transaction (e.g. the provider subscription's last applied event). */
@@ -48,8 +56,10 @@ export interface ProviderPaymentOutcome {
 
 /**
  * Records a payment the provider reports (DESIGN D16, D22): new → a payment of ours with its `keys.providerPayment`
- * item; known → only forward (pending/failed → succeeded, pending → failed). With `drivesSubscription`, fires its D15
- * transition ({@link paymentTrigger}) in the same transaction. Errors: NOT_FOUND (gone); CONFLICT (kept changing).
+ * item; known → only forward (pending/failed → succeeded with the amount paid, pending → failed). With `drivesSubscription`, fires its D15
+ * transition ({@link paymentTrigger}) in the same transaction, unless a succeeded payment does not match its plan's
+ * price ({@link priceMismatch}): then it is recorded with its `mismatch` and waits for the creator's acceptance.
+ * Errors: NOT_FOUND (gone); CONFLICT (kept changing).
  */
 export async function recordProviderPayment(
   runtime: UnitOfWorkRuntime,
@@ -73,14 +83,19 @@ export async function recordProviderPayment(
         const current = toPayment(item);
         const moves = current.status === 'pending' || (current.status === 'failed' && report.status === 'succeeded');
         if (!moves) return { payment: current, changed: false };
-        const next: Payment = { ...current, status: report.status, updated_at: nowIso };
+        // A payment succeeding records what the provider says was paid (a retried invoice may differ from the attempt).
+        const paid =
+          report.status === 'succeeded' && report.amount > 0
+            ? { amount: report.amount, currency: report.currency }
+            : {};
+        let next: Payment = { ...current, ...paid, status: report.status, updated_at: nowIso };
         await changeSubscriptionWith(
           runtime,
           principal,
           current.subscription_id,
-          (subscription) => {
-            const trigger = report.drivesSubscription ? paymentTrigger(next, subscription) : null;
-            return trigger ? { trigger } : null;
+          (subscription, plan) => {
+            next = { ...next, mismatch: mismatchOf(report, next, subscription, plan) };
+            return decisionOf(report, next, subscription);
           },
           (tx, change) => {
             writePaymentUpdate(tx, teamId, item, next);
@@ -95,7 +110,7 @@ export async function recordProviderPayment(
         runtime,
         principal,
         report.subscriptionId,
-        (subscription) => {
+        (subscription, plan) => {
           payment = newPayment({
             id: paymentId,
             subscription,
@@ -107,8 +122,8 @@ export async function recordProviderPayment(
             billingReason: report.billingReason,
             nowIso,
           });
-          const trigger = report.drivesSubscription ? paymentTrigger(payment, subscription) : null;
-          return trigger ? { trigger } : null;
+          payment.mismatch = mismatchOf(report, payment, subscription, plan);
+          return decisionOf(report, payment, subscription);
         },
         (tx, change) => {
           writeNewPayment(tx, teamId, payment!, change);
@@ -126,6 +141,26 @@ export async function recordProviderPayment(
         ),
     },
   );
+}
+
+/** The mismatch of a reported payment with its plan's price: only a succeeded payment is checked. */
+function mismatchOf(
+  report: ProviderPaymentReport,
+  payment: Payment,
+  subscription: Subscription,
+  plan: Plan,
+): PaymentMismatch | null {
+  return payment.status === 'succeeded' ? priceMismatch(payment, subscription, plan, report.checkAmount) : null;
+}
+
+/** The D15 change a reported payment drives: none for a stale event or a flagged payment (it waits for acceptance). */
+function decisionOf(
+  report: ProviderPaymentReport,
+  payment: Payment,
+  subscription: Subscription,
+): { trigger: SubscriptionTrigger } | null {
+  const trigger = report.drivesSubscription && payment.mismatch === null ? paymentTrigger(payment, subscription) : null;
+  return trigger ? { trigger } : null;
 }
 
 /**

@@ -39,6 +39,7 @@ export function toPayment(item: Item): Payment {
     provider: stored.provider,
     provider_payment_id: stored.provider_payment_id ?? null,
     billing_reason: stored.billing_reason,
+    mismatch: stored.mismatch ?? null,
     created_at: stored.created_at,
     updated_at: stored.updated_at,
   };

@@ -5,10 +5,10 @@ import { Payment } from './schema.js';
 
 /**
  * A payment item as stored (`keys.payment`, DESIGN D14, D16): the public fields, `amount_refunded` and
- * `provider_payment_id` tolerated absent (read as 0 and null). `revision` and `provider_refund_id` are
+ * `provider_payment_id` and `mismatch` tolerated absent (read as 0, null and null). `revision` and `provider_refund_id` are
  * read by the writes, not here.
  */
-const StoredPayment = z.partial(Payment, { amount_refunded: true, provider_payment_id: true });
+const StoredPayment = z.partial(Payment, { amount_refunded: true, provider_payment_id: true, mismatch: true });
 
 /** Parses a payment item (throws StoredRecordError naming its key when it does not match). */
 export const parseStoredPayment = recordParser(entity.payment, StoredPayment);

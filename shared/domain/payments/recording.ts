@@ -15,7 +15,7 @@ import { changeSubscriptionWith } from '../subscriptions/transitions.js';
 import type { Subscription } from '../subscriptions/schema.js';
 import { AWAITING_FIRST_PAYMENT, invalid, paymentTrigger } from './decisions.js';
 import { writeNewPayment } from './writes.js';
-import type { BillingReason, Payment, RecordPaymentRequest } from './schema.js';
+import type { BillingReason, Payment, PaymentMismatch, RecordPaymentRequest } from './schema.js';
 
 /** Recording payments (DESIGN D16): the one builder of new payments, and the creator's recorded `manual` payments. */
 
@@ -43,8 +43,9 @@ function recordingProvider(project: Project): PaymentProvider {
 
 /**
  * A new payment of `subscription` (DESIGN D16) as first written: nothing refunded yet, created and
- * updated at `nowIso`. `amount` in the currency's MINOR unit; `currency` ISO 4217 upper case. The one
- * builder of new payments (recorded, first payments of new subscriptions, provider-reported).
+ * updated at `nowIso`. `amount` in the currency's MINOR unit; `currency` ISO 4217 upper case; `mismatch` how a
+ * provider-reported payment differs from its plan's price (default null). The one builder of new payments (recorded,
+ * first payments of new subscriptions, provider-reported).
  */
 export function newPayment(facts: {
   id: string;
@@ -56,6 +57,7 @@ export function newPayment(facts: {
   providerPaymentId: string | null;
   billingReason: BillingReason;
   nowIso: string;
+  mismatch?: PaymentMismatch | null;
 }): Payment {
   return {
     id: facts.id,
@@ -69,6 +71,7 @@ export function newPayment(facts: {
     provider: facts.provider,
     provider_payment_id: facts.providerPaymentId,
     billing_reason: facts.billingReason,
+    mismatch: facts.mismatch ?? null,
     created_at: facts.nowIso,
     updated_at: facts.nowIso,
   };

@@ -40,6 +40,30 @@ const MAX_PAYMENT_AMOUNT = 100_000_000_000;
 
 const Amount = z.number().check(z.int(), z.positive(), z.lte(MAX_PAYMENT_AMOUNT));
 
+/**
+ * Why a provider-reported payment does not match its plan's price (a closed list, written once): `currency` (paid in
+ * another currency than the price), `amount_below_price` (a first or period invoice paid less than the price).
+ */
+const PAYMENT_MISMATCH_REASONS = ['currency', 'amount_below_price'] as const;
+
+/**
+ * How a provider-reported payment differs from its plan's price (DESIGN D16): the payment is recorded as the provider
+ * says, but it moves no subscription until the creator accepts it (`POST /v1/payments/{id}/accept`).
+ */
+export const PaymentMismatch = z
+  .object({
+    expected_amount: z
+      .number()
+      .check(z.int(), z.nonnegative(), z.describe('The least amount the plan’s price asks, in the minor unit.')),
+    expected_currency: Currency.check(z.describe('The currency of the plan’s price.')),
+    reason: z
+      .enum(PAYMENT_MISMATCH_REASONS)
+      .check(z.describe('currency: paid in another currency; amount_below_price: paid less than the price.')),
+  })
+  .register(z.globalRegistry, { id: 'PaymentMismatch' });
+/** A payment's mismatch with its plan's price (see {@link PaymentMismatch}). */
+export type PaymentMismatch = z.infer<typeof PaymentMismatch>;
+
 /** A subscriber's payment, as the API returns it and `payment.*` events carry it (DESIGN D16). */
 export const Payment = z
   .object({
@@ -56,6 +80,13 @@ export const Payment = z
       .nullable(z.string())
       .check(z.describe('The provider\u2019s id (manual: your reference), or null.')),
     billing_reason: z.enum(BILLING_REASONS),
+    mismatch: z
+      .nullable(PaymentMismatch)
+      .check(
+        z.describe(
+          'Set when a provider reported a payment whose currency or amount does not match the plan\u2019s price: it moves no subscription until accepted (POST /v1/payments/{id}/accept). null: it matches, or was accepted.',
+        ),
+      ),
     created_at: Timestamp,
     updated_at: Timestamp,
   })

@@ -17,6 +17,7 @@ import type { Subscriber } from '../subscribers/schema.js';
 import { DAY_MS } from '../subscriptions/lifecycle.js';
 import { applyPlatformAccess, type PlatformAccessFollowUp } from '../subscriptions/platform-access.js';
 import { addSubscriptionCreation, newSubscription, requireSubscribable } from '../subscriptions/creation.js';
+import { priceMismatch } from './decisions.js';
 import { recordProviderPayment } from './provider-payments.js';
 import { newPayment } from './recording.js';
 import { addPaymentOfNewSubscription } from './writes.js';
@@ -65,7 +66,8 @@ function subscriberInput(session: Stripe.Checkout.Session, customerId: string | 
 /**
  * `checkout.session.completed`: finds or creates the subscriber by Stripe customer (tier limit counted) and creates the
  * subscription on `metadata.plan_id` (else a line item's synced plan): mode `subscription` → pending; mode `payment`
- * paid → active with its payment, same transaction. An already linked Stripe subscription changes nothing.
+ * paid → active with its payment, same transaction (pending with the payment flagged when it does not match the plan's
+ * price). An already linked Stripe subscription changes nothing.
  */
 export async function checkoutCompleted(
   context: EventContext,
@@ -116,6 +118,18 @@ export async function checkoutCompleted(
   // the trial) settles nothing before the trial ends. Otherwise the first invoice activates it.
   const trialDays = session.mode === 'subscription' && plan.interval !== 'one_time' ? plan.trial_days : 0;
   const nowMs = runtime.clock.nowMs();
+  const paid = { amount: session.amount_total ?? 0, currency: (session.currency ?? '').toUpperCase() };
+  // A paid session whose currency or amount does not match the plan's price: the payment is recorded flagged and the
+  // subscription waits (pending) for the creator's acceptance.
+  const mismatch =
+    paymentStatus === 'succeeded'
+      ? priceMismatch(
+          { ...paid, billing_reason: 'subscription_create' },
+          { price_version: plan.price_version },
+          plan,
+          true,
+        )
+      : null;
   const subscription = newSubscription({
     projectId,
     subscriberId: subscriber.id,
@@ -128,7 +142,7 @@ export async function checkoutCompleted(
     // `succeeded` for a trial: nothing is awaited before it starts (see SubscriptionBilling).
     billing: {
       provider: STRIPE,
-      firstPayment: paymentStatus === 'succeeded' || trialDays > 0 ? 'succeeded' : 'pending',
+      firstPayment: (paymentStatus === 'succeeded' && !mismatch) || trialDays > 0 ? 'succeeded' : 'pending',
     },
   });
   const now = isoTime(nowMs);
@@ -136,13 +150,13 @@ export async function checkoutCompleted(
     ? newPayment({
         id: newUuid(),
         subscription,
-        amount: session.amount_total!,
-        currency: session.currency!.toUpperCase(),
+        ...paid,
         status: paymentStatus,
         provider: STRIPE,
         providerPaymentId: paymentIntentId,
         billingReason: 'subscription_create',
         nowIso: now,
+        mismatch,
       })
     : null;
   let followUp: PlatformAccessFollowUp | null = null;
@@ -225,6 +239,7 @@ export async function checkoutPaymentSettled(
     amount: session.amount_total ?? 0,
     currency: (session.currency ?? '').toUpperCase(),
     billingReason: 'subscription_create',
+    checkAmount: true,
     drivesSubscription: true,
   });
   if (!outcome.changed) return ignored(`payment ${outcome.payment.id} is ${outcome.payment.status} already`);

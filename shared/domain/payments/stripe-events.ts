@@ -96,6 +96,12 @@ export function billingReasonOf(reason: Stripe.Invoice.BillingReason | null): Bi
   return 'renewal';
 }
 
+/** The Stripe billing reasons of invoices that charge the plan's whole price (less flags the payment). */
+const AMOUNT_CHECKED_REASONS = new Set<Stripe.Invoice.BillingReason | null>([
+  'subscription_create',
+  'subscription_cycle',
+]);
+
 /** The PaymentIntent of an invoice (`invoice.payments`, the first with one), or null when the event carries none. */
 function paymentIntentOf(invoice: Stripe.Invoice): string | null {
   for (const entry of invoice.payments?.data ?? []) {
@@ -107,7 +113,8 @@ function paymentIntentOf(invoice: Stripe.Invoice): string | null {
 
 /**
  * `invoice.paid` / `invoice.payment_failed` of a linked Stripe subscription: the payment (id: the PaymentIntent, else
- * the invoice) and its D15 transition (none for a stale event). Not linked yet: the first invoice within {@link
+ * the invoice) and its D15 transition (none for a stale event, nor for a paid invoice that does not match the plan's
+ * price: flagged, see `recordProviderPayment`). Not linked yet: the first invoice within {@link
  * CHECKOUT_WAIT_SECONDS} → {@link StripeEventNotReady}, any other is ignored.
  */
 async function invoiceSettled(
@@ -139,6 +146,9 @@ async function invoiceSettled(
     amount,
     currency: invoice.currency.toUpperCase(),
     billingReason: billingReasonOf(invoice.billing_reason),
+    // A first or a period's invoice is for the plan's price; a proration (subscription_update) or a manual invoice
+    // may legitimately be for less, so only its currency is checked.
+    checkAmount: AMOUNT_CHECKED_REASONS.has(invoice.billing_reason),
     drivesSubscription: fresh,
     alongside: fresh ? (tx) => markApplied(tx, context, link, 'invoice') : undefined,
   });

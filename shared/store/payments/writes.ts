@@ -95,7 +95,7 @@ export function putSubscriberPaymentIndex(tx: Transaction, teamId: string, payme
 }
 
 /**
- * Adds the update of a payment to `next` (status, amount refunded, `updated_at`; revision + 1), conditional on the
+ * Adds the update of a payment to `next` (status, amount, currency, amount refunded, mismatch, `updated_at`; revision + 1), conditional on the
  * revision of `read`, with the provider's refund id when a refund made one, settling reservation `reservationKey`.
  */
 export function writePaymentChange(
@@ -110,15 +110,21 @@ export function writePaymentChange(
   const refund = providerRefundId ? ', provider_refund_id = :provider_refund_id' : '';
   const settle = reservationKey ? ' REMOVE #reservations.#reservation_key' : '';
   tx.update(keys.payment(teamId, next.id), {
-    expression: `SET #status = :status, amount_refunded = :amount_refunded, updated_at = :updated_at, ${REVISION_BUMP}${refund}${settle}`,
+    expression: `SET #status = :status, #amount = :amount, #currency = :currency, amount_refunded = :amount_refunded, #mismatch = :mismatch, updated_at = :updated_at, ${REVISION_BUMP}${refund}${settle}`,
     condition: guard.condition,
     names: {
       '#status': 'status',
+      '#amount': 'amount',
+      '#currency': 'currency',
+      '#mismatch': 'mismatch',
       ...(reservationKey ? { '#reservations': RESERVATIONS, '#reservation_key': reservationKey } : {}),
     },
     values: {
       ':status': next.status,
+      ':amount': next.amount,
+      ':currency': next.currency,
       ':amount_refunded': next.amount_refunded,
+      ':mismatch': next.mismatch,
       ':updated_at': next.updated_at,
       ...guard.values,
       ...(providerRefundId ? { ':provider_refund_id': providerRefundId } : {}),
