@@ -18,7 +18,8 @@ const engine = new Liquid({
   ownPropertyOnly: true,
   cache: false,
   parseLimit: 50_000,
-  renderLimit: 200,
+  // Milliseconds of rendering at most: far above a real template's (under a millisecond), generous for a loaded host.
+  renderLimit: 2_000,
   memoryLimit: 1_000_000,
 });
 for (const tag of REMOVED_TAGS) delete (engine.tags as Record<string, unknown>)[tag];
