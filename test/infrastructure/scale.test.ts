@@ -10,6 +10,7 @@ import { MAX_ROUTES_PER_STACK, groupRoutes } from '../../lib/rest-api.js';
 import { routeKey, type RegisteredOperation } from '../../shared/operations/registry.js';
 import { stubBundler, synthesizedTemplates, type CfnResource, type SynthesizedTemplate } from './templates.js';
 import { HOOK_ROUTES } from '../../shared/hooks/routes.js';
+import { UNSUBSCRIBE_PATH } from '../../shared/domain/messages/unsubscribe.js';
 
 /**
  * DESIGN D23 at scale: the stack synthesized with a generated list of 150 operations spread over 10
@@ -132,6 +133,7 @@ describe('150 generated routes', () => {
         'ANY /dashboard/{proxy+}',
         'ANY /join/{proxy+}',
         'ANY /portal/{proxy+}',
+        `ANY ${UNSUBSCRIBE_PATH}`,
       ].sort(),
     );
     const functionIds = new Set<string>();

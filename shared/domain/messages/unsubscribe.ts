@@ -14,7 +14,7 @@ const UNSUBSCRIBE_PREFIX = 'msu_';
 /** How long an unsubscribe link works (milliseconds): a year. */
 const UNSUBSCRIBE_LIFETIME_MS = 365 * 86_400_000;
 /** The path of the unsubscribe page, under the service's public base URL. */
-const UNSUBSCRIBE_PATH = '/messages/unsubscribe';
+export const UNSUBSCRIBE_PATH = '/messages/unsubscribe';
 
 /** Makes an unsubscribe link for a subscriber: its absolute URL (the path alone when the base URL is unknown). */
 export async function createUnsubscribeLink(
@@ -36,9 +36,14 @@ export async function createUnsubscribeLink(
 
 /**
  * Opts out the subscriber of an unsubscribe token (RFC 8058 one-click POST). True when the token was known and not
- * expired (the opt-out is stored; doing it again changes nothing), false otherwise.
+ * expired (the opt-out is stored; doing it again changes nothing), false otherwise. `options.identify` hears the
+ * token's team before the opt-out (the pipeline's activity entry of a public call).
  */
-export async function unsubscribeWithToken(runtime: Pick<Runtime, 'store' | 'clock'>, token: string): Promise<boolean> {
+export async function unsubscribeWithToken(
+  runtime: Pick<Runtime, 'store' | 'clock'>,
+  token: string,
+  options: { identify?: (teamId: string) => void } = {},
+): Promise<boolean> {
   if (!token.startsWith(UNSUBSCRIBE_PREFIX)) return false;
   const link = await messageStore.readUnsubscribeLink(runtime.store, sha256(token).toString('hex'));
   if (!link || Number(link.expires_at_ms) <= runtime.clock.nowMs()) return false;
@@ -47,6 +52,7 @@ export async function unsubscribeWithToken(runtime: Pick<Runtime, 'store' | 'clo
     projectId: String(link.project_id),
     subscriberId: String(link.subscriber_id),
   };
+  options.identify?.(subscriber.teamId);
   const preferences = await messageStore.readPreferences(
     runtime.store,
     subscriber.teamId,
