@@ -142,7 +142,7 @@ describe('150 generated routes', () => {
       expect(integration.Type).toBe('AWS::ApiGatewayV2::Integration');
       functionIds.add(refId(integration.Properties.IntegrationUri));
     }
-    expect(functionIds.size).toBe(routes.length - 2); // the dashboard's two routes share its Lambda; `/join` and `/portal` share the public pages'
+    expect(functionIds.size).toBe(routes.length - 3); // the dashboard's two routes share its Lambda; `/join`, `/portal` and the unsubscribe page share the public pages'
     const handlers = Object.values(resources)
       .filter((r) => r.Type === 'AWS::Lambda::Function')
       .map((r) => r.Properties.Handler)
