@@ -1,5 +1,5 @@
 /** @jsx h */
-import { IdempotencyField, ProblemView } from '../../web/components.js';
+import { ProblemView } from '../../web/components.js';
 import { h, type Html } from '../../web/html.js';
 import { htmlResult } from '../../web/results.js';
 import { runOperation } from '../../web/run-operation.js';
@@ -15,7 +15,8 @@ import { MemberPage } from './layout.js';
 /**
  * "E-mail me a sign-in link" (DESIGN D32): the form on the join page and the signed-out portal, and its one answer.
  * The form posts the address to `…/sign-in-link` (with its page's CSRF token); `requestSignInLink` queues the link
- * and the page says the same for every address, known or not, within the limit or past it.
+ * and the page says the same for every address, known or not, within the limit or past it. No idempotency key: the
+ * message's occasion already makes a repeat within 15 minutes send nothing.
  */
 
 /** Minutes an e-mailed sign-in link works, as the pages say it. */
@@ -31,7 +32,6 @@ export function SignInLinkForm(props: { action: string; csrf: string; heading: s
       </p>
       <form method="post" action={props.action}>
         <input type="hidden" name="csrf_token" value={props.csrf} />
-        <IdempotencyField />
         <div>
           <label for="sign-in-link-email">Your e-mail address</label>
           <input type="email" id="sign-in-link-email" name="email" required maxlength="254" autocomplete="email" />
@@ -84,11 +84,7 @@ export async function requestSignInLinkPage(
     context.principal,
     'requestSignInLink',
     { project_id: projectId, email },
-    {
-      requestId: request.requestId,
-      idempotencyKey: request.form.get('idempotency_key') ?? undefined,
-      surface: 'portal',
-    },
+    { requestId: request.requestId, surface: 'portal' },
   );
   if (outcome.ok) return htmlResult(200, <SignInLinkSent />);
   const problem = outcome.problem.code === 'VALIDATION_FAILED' ? malformed(request.requestId) : outcome.problem;
