@@ -14,6 +14,7 @@ import { INVITATION_LIFETIME_MS } from '../../shared/domain/team-members/schema.
 import { domainSnapshot, expectRestProblem, scanTable } from '../support/guarantees.js';
 import { seedToken } from '../support/store.js';
 import type { OutgoingMail } from '../../shared/mail/port.js';
+import { integrationsOf } from '../../shared/integrations.js';
 import {
   clock,
   eventsOf,
@@ -37,7 +38,7 @@ describe('inviting', () => {
       },
     };
     const integrations = runtime.integrations;
-    runtime.integrations = { ...integrations, publicBaseUrl: 'https://members.example' };
+    runtime.integrations = { ...integrationsOf(runtime), publicBaseUrl: 'https://members.example' };
     const member = await t
       .invite({ email: 'grace@example.com', role_ids: [BUILT_IN_ROLE_IDS.developer] })
       .finally(() => {
