@@ -6,6 +6,7 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { credentialKeyActions } from '../shared/credentials/usage.js';
+import { UNSUBSCRIBE_PATH } from '../shared/domain/messages/paths.js';
 import { JOIN_PATH, PORTAL_PATH } from '../shared/public-pages/http.js';
 import { fileEntry, type FunctionCode } from './function-code.js';
 import { tableActions } from './route-stack.js';
@@ -15,7 +16,7 @@ import { IDEMPOTENCY_LOCK_SECONDS } from '../shared/limits/idempotency.js';
 
 /** Properties of {@link PublicPages}. */
 export interface PublicPagesProps {
-  /** The REST API's HTTP API: the pages live under its `/join` and `/portal` paths. */
+  /** The REST API's HTTP API: the pages live under its `/join` and `/portal` paths and at `/messages/unsubscribe`. */
   readonly httpApi: apigwv2.IHttpApi;
   /** Shared function bundles (uses the `public-pages` bundle). */
   readonly code: FunctionCode;
@@ -30,8 +31,8 @@ export interface PublicPagesProps {
 }
 
 /**
- * The public pages (DESIGN D26, D27): the join pages and the subscriber portal, one Lambda behind the REST
- * API with routes `ANY /join/{proxy+}` and `ANY /portal/{proxy+}`. It runs the join's and the portal's
+ * The public pages (DESIGN D26, D27, D32): the join pages, the subscriber portal and the unsubscribe page, one Lambda
+ * behind the REST API with routes `ANY /join/{proxy+}`, `ANY /portal/{proxy+}` and `ANY /messages/unsubscribe`. It runs the join's and the portal's
  * operations, so it may use both tables with keyed operations and queries (no Scan, no BatchWriteItem),
  * send to the delivery queue and open stored credentials (Stripe Checkout and Billing Portal sessions).
  * No authorizer: the pages are public, rate-limited per IP and CSRF-protected by the Lambda itself.
@@ -56,6 +57,7 @@ export class PublicPages extends Construct {
     for (const [routeId, path] of [
       ['JoinRoute', `${JOIN_PATH}/{proxy+}`],
       ['PortalRoute', `${PORTAL_PATH}/{proxy+}`],
+      ['UnsubscribeRoute', UNSUBSCRIBE_PATH],
     ] as const) {
       const route = new apigwv2.HttpRoute(this, routeId, {
         httpApi: props.httpApi,
@@ -65,7 +67,7 @@ export class PublicPages extends Construct {
       Validations.of(route).acknowledge({
         id: 'AwsSolutions-APIG4',
         reason:
-          'Public by nature (DESIGN D26, D27): a fan joins without an account; the Lambda rate-limits per IP, checks CSRF tokens on every form, and the portal accepts only its one-time link and session cookie.',
+          'Public by nature (DESIGN D26, D27, D32): a fan joins without an account; the Lambda rate-limits per IP, checks CSRF tokens on every form (but the RFC 8058 one-click unsubscribe, whose secret token is the credential), and the portal accepts only its one-time link and session cookie.',
       });
     }
   }

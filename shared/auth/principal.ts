@@ -97,6 +97,14 @@ export function sha256(value: string): Buffer {
   return createHash('sha256').update(value, 'utf8').digest();
 }
 
+/**
+ * The lower-case hex SHA-256 of an e-mail address as compared (trimmed, lower case): the key of the address's lookup
+ * items (team members' uniqueness, subscribers' sign-in links), so no key holds an address.
+ */
+export function emailSha256(email: string): string {
+  return sha256(email.trim().toLowerCase()).toString('hex');
+}
+
 /** A new token secret: 32 random bytes in base62 (44 characters) — DESIGN D2. */
 export function newTokenSecret(): string {
   return base62.encode(randomBytes(TOKEN_SECRET_BYTES)).padStart(44, '0');

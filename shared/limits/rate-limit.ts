@@ -15,6 +15,8 @@ export const RATE_LIMITS = {
   'rest-anonymous': { limit: 5, windowSeconds: 60 },
   'public-pages': { limit: 60, windowSeconds: 60 },
   oauth: { limit: 30, windowSeconds: 60 },
+  /** "E-mail me a sign-in link" (DESIGN D32), per project and SHA-256 of the address: past it nothing is sent. */
+  'sign-in-link-address': { limit: 3, windowSeconds: 15 * 60 },
   /** A project's bot DMs on Telegram (30 a second overall, DESIGN D32), per project. */
   'telegram-messages': { limit: 30, windowSeconds: 1 },
 } as const;

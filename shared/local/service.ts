@@ -29,6 +29,7 @@ import { isServedHost, servedHostnames } from './hosts.js';
 import { answerEarly, foreignHostResult, tooLargeResult } from './early-answers.js';
 import { DASHBOARD_PATH } from '../dashboard/http.js';
 import { nodeListener } from '../web/node.js';
+import { UNSUBSCRIBE_PATH } from '../domain/messages/paths.js';
 import { JOIN_PATH, PORTAL_PATH } from '../public-pages/http.js';
 import { createSignInLink } from '../dashboard/sessions.js';
 import { ensureTeamOwner } from '../domain/team-members/changes.js';
@@ -228,7 +229,8 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       // The tool server's API: `/mcp`, its protected-resource metadata and its OAuth authorization server (DESIGN D30).
       const isMcp = path === MCP_PATH || PROTECTED_RESOURCE_METADATA_PATHS.includes(path) || isOAuthPath(path);
       const isDashboard = path === DASHBOARD_PATH || path.startsWith(`${DASHBOARD_PATH}/`);
-      const isPublicPage = path.startsWith(`${JOIN_PATH}/`) || path.startsWith(`${PORTAL_PATH}/`);
+      const isPublicPage =
+        path.startsWith(`${JOIN_PATH}/`) || path.startsWith(`${PORTAL_PATH}/`) || path === UNSUBSCRIBE_PATH;
       const isHook = path.startsWith(HOOKS_PATH_PREFIX);
       const fail = (error: unknown) => {
         log(JSON.stringify({ type: 'error', message: (error as Error).message }));

@@ -12,19 +12,24 @@ import { lambdaHandler, serveEvent } from '../web/lambda.js';
 import { limitPerClientIp } from '../web/rate-limit.js';
 import { readWebRequest } from '../web/request.js';
 import { htmlResult, toResponse } from '../web/results.js';
-import { hasJoinCsrf, JOIN_PATH, originOf, PORTAL_PATH, type PublicRequest } from './http.js';
+import { UNSUBSCRIBE_PATH } from '../domain/messages/paths.js';
+import { hasJoinCsrf, joinCsrfToken, JOIN_PATH, originOf, PORTAL_PATH, type PublicRequest } from './http.js';
 import { startPlanCheckout } from './pages/checkout.js';
 import { joinContext, joinPage, joinPlan, redeemCode, type JoinContext } from './pages/join.js';
 import { ErrorPage, NotFoundPage } from './pages/layout.js';
 import { portalManageLink, PORTAL_ROUTES } from './pages/portal.js';
+import { requestSignInLinkPage } from './pages/sign-in-link.js';
+import { unsubscribe, unsubscribePage } from './pages/unsubscribe.js';
 import { welcomePage } from './pages/welcome.js';
 
 /**
- * The public pages (DESIGN D26, D27) on the web layer: the join pages under `/join/{project_id}` and the
- * subscriber portal under `/portal/{project_id}`. Every request first spends one unit of the client IP's
- * `public-pages` limit (429 past it); a form POST from another site is refused (403), every join form POST
- * must carry the join CSRF token (403 without it), every portal POST the session's. "No such project", "not
- * yours" and an unusable link all answer the same 404 page. Every answer carries the header policy.
+ * The public pages (DESIGN D26, D27, D32) on the web layer: the join pages under `/join/{project_id}`, the
+ * subscriber portal under `/portal/{project_id}` and the unsubscribe page. Every request first spends one unit of the
+ * client IP's `public-pages` limit (429 past it); a form POST from another site is refused (403), every join form POST
+ * must carry the join CSRF token (403 without it), every portal POST the session's (or, signed out, the portal's
+ * double-submit token). The one exception is the RFC 8058 one-click unsubscribe POST (see `./pages/unsubscribe.tsx`).
+ * "No such project", "not yours" and an unusable link all answer the same 404 page. Every answer carries the header
+ * policy.
  */
 
 /** Where Stripe hosts its Checkout pages: a join form's 303 leads there, so `form-action` allows it. */
@@ -91,6 +96,17 @@ export function createPublicPagesApp(getRuntime: () => Runtime) {
     `${join}/code`,
     joinRoute((request, context) => redeemCode(request, context)),
   );
+  app.post(
+    `${join}/sign-in-link`,
+    joinRoute((request, context) =>
+      requestSignInLinkPage(request, context.project.id, context, {
+        action: `${JOIN_PATH}/${context.project.id}/sign-in-link`,
+        csrf: joinCsrfToken(request).token,
+      }),
+    ),
+  );
+  app.get(UNSUBSCRIBE_PATH, async (c) => toResponse(unsubscribePage(await readWebRequest(c))));
+  app.post(UNSUBSCRIBE_PATH, async (c) => toResponse(await unsubscribe(await readWebRequest(c))));
   app.get(
     `${join}/welcome`,
     joinRoute((request, context) => welcomePage(request, context, portalManageLink(request))),

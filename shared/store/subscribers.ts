@@ -1,3 +1,4 @@
+import { emailSha256 } from '../auth/principal.js';
 import { platformUserKey } from '../domain/members/repository.js';
 import {
   livePlanAttribute,
@@ -16,8 +17,21 @@ import type { Transaction } from './unit-of-work.js';
 /**
  * The subscriber store (DESIGN D10, D14, D17): a subscriber item per subscriber in its project's partition
  * (`revision`, `email_lower` for prefix search), a reference by id naming its project, the access summary
- * (`keys.subscriberAccess`) and the platform user's claim (taken and released in the subscriber's transaction).
+ * (`keys.subscriberAccess`), the platform user's claim (taken and released in the subscriber's transaction) and the
+ * e-mail lookup item (`keys.subscriberEmail`, written and removed in the transaction that sets the address).
  */
+
+/** The most subscribers {@link subscriberStore.idsWithEmail} returns for one address. */
+const MOST_SUBSCRIBERS_PER_EMAIL = 5;
+
+/** The e-mail lookup item of `subscriberId`'s address `email` in its project. */
+function emailLookupItem(teamId: string, projectId: string, subscriberId: string, email: string): Item {
+  return {
+    ...keys.subscriberEmail(teamId, projectId, emailSha256(email), subscriberId),
+    entity: entity.subscriberEmail,
+    subscriber_id: subscriberId,
+  };
+}
 
 /**
  * A change of the summary's subscription sets: subscription ids to add to / delete from the `granting` and
@@ -58,6 +72,20 @@ export const subscriberStore = {
   /** True when the project has subscriber `subscriberId` (strongly consistent, key only). */
   async exists(store: Store, teamId: string, projectId: string, subscriberId: string): Promise<boolean> {
     return (await store.get(keys.subscriber(teamId, projectId, subscriberId), { projection: 'pk' })) !== undefined;
+  },
+
+  /**
+   * The ids of the project's subscribers whose address is `email` (compared trimmed and in lower case), at most a few
+   * (strongly consistent, one Query of the address's lookup partition).
+   */
+  async idsWithEmail(store: Store, teamId: string, projectId: string, email: string): Promise<string[]> {
+    const page = await store.query({
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.subscriberEmailPartition(teamId, projectId, emailSha256(email)) },
+      Limit: MOST_SUBSCRIBERS_PER_EMAIL,
+      ConsistentRead: true,
+    });
+    return page.items.map((item) => String(item.subscriber_id));
   },
 
   /**
@@ -125,6 +153,8 @@ export const subscriberStore = {
    */
   create(tx: Transaction, teamId: string, item: Item, subscriber: Subscriber, attributes?: Item): void {
     tx.put({ ...attributes, ...item }, { condition: ITEM_ABSENT_CONDITION.expression });
+    if (typeof item.email === 'string')
+      tx.put(emailLookupItem(teamId, subscriber.project_id, subscriber.id, item.email));
     tx.put(
       { ...keys.subscriberRef(teamId, subscriber.id), entity: entity.subscriberRef, project_id: subscriber.project_id },
       { condition: ITEM_ABSENT_CONDITION.expression },
@@ -133,7 +163,7 @@ export const subscriberStore = {
 
   /**
    * Adds to `tx` a subscriber's changed profile (`next`, contact data `contact`; `member_id` too when
-   * `memberChanged`), revision + 1, conditional on the revision of `read`.
+   * `memberChanged`), revision + 1, conditional on the revision of `read`; a changed address moves its lookup item.
    */
   writeProfile(
     tx: Transaction,
@@ -162,6 +192,11 @@ export const subscriberStore = {
       names: set.names,
       values: { ...set.values, ...guard.values },
     });
+    const before = typeof read.email === 'string' ? read.email : null;
+    if (before?.trim().toLowerCase() !== contact.email?.trim().toLowerCase()) {
+      if (before) tx.delete(keys.subscriberEmail(teamId, next.project_id, emailSha256(before), next.id));
+      if (contact.email) tx.put(emailLookupItem(teamId, next.project_id, next.id, contact.email));
+    }
   },
 
   /**

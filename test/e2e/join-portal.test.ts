@@ -6,11 +6,13 @@
  * "Cancel at period end", which reaches Stripe (`cancel_at_period_end` on the subscription). axe-core finds no serious
  * or critical violation on the join, welcome and portal pages. A webhook endpoint subscribed to every event gets
  * subscription.created, payment.succeeded, subscription.activated, member.access_granted and
- * subscription.cancellation_scheduled, each once.
+ * subscription.cancellation_scheduled, each once. The signed-out portal's "E-mail me a sign-in link" and the
+ * unsubscribe page (D32) pass axe at 375 px too.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { WEBHOOK_EVENT_NAMES } from '../../shared/catalogues/webhook-events.js';
+import { createUnsubscribeLink } from '../../shared/domain/messages/unsubscribe.js';
 import type { LocalService } from '../../shared/local/service.js';
 import { expectAccessible, launchChromium, screenshot } from '../support/browser.js';
 import { until } from '../support/dashboard.js';
@@ -175,6 +177,31 @@ describe('join page, Stripe Checkout, welcome page and portal in Chromium at 375
         mine.filter((received) => received === type),
         type,
       ).toHaveLength(1);
+    await context.close();
+  });
+
+  it('"E-mail me a sign-in link" on the signed-out portal and the unsubscribe page are accessible and work', async () => {
+    const project = await api('POST', '/v1/projects', { name: 'Quiet readers', platform_type: 'web' });
+    const subscriber = await api('POST', `/v1/projects/${project.id}/subscribers`, { email: 'quiet@example.com' });
+    const team = await api('GET', '/v1/teams/current');
+    const unsubscribeUrl = await createUnsubscribeLink(service.runtime, team.id, project.id, subscriber.id);
+    const base = service.dashboardUrl.replace(/\/dashboard$/, '');
+    const context = await browser.newContext({ viewport: { width: 375, height: 812 }, bypassCSP: true });
+    const page = await context.newPage();
+
+    await page.goto(`${base}/portal/${project.id}`);
+    await expectAccessible(page);
+    await page.getByLabel('Your e-mail address').fill('quiet@example.com');
+    await page.getByRole('button', { name: 'E-mail me a sign-in link' }).click();
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Check your inbox');
+    await expectAccessible(page);
+
+    await page.goto(`${base}${new URL(unsubscribeUrl, base).pathname}${new URL(unsubscribeUrl, base).search}`);
+    await expectAccessible(page);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+    await page.getByRole('button', { name: 'Unsubscribe' }).click();
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('You are unsubscribed');
+    await expectAccessible(page);
     await context.close();
   });
 });

@@ -10,6 +10,7 @@ import { MAX_ROUTES_PER_STACK, groupRoutes } from '../../lib/rest-api.js';
 import { routeKey, type RegisteredOperation } from '../../shared/operations/registry.js';
 import { stubBundler, synthesizedTemplates, type CfnResource, type SynthesizedTemplate } from './templates.js';
 import { HOOK_ROUTES } from '../../shared/hooks/routes.js';
+import { UNSUBSCRIBE_PATH } from '../../shared/domain/messages/paths.js';
 
 /**
  * DESIGN D23 at scale: the stack synthesized with a generated list of 150 operations spread over 10
@@ -132,6 +133,7 @@ describe('150 generated routes', () => {
         'ANY /dashboard/{proxy+}',
         'ANY /join/{proxy+}',
         'ANY /portal/{proxy+}',
+        `ANY ${UNSUBSCRIBE_PATH}`,
       ].sort(),
     );
     const functionIds = new Set<string>();
@@ -140,7 +142,7 @@ describe('150 generated routes', () => {
       expect(integration.Type).toBe('AWS::ApiGatewayV2::Integration');
       functionIds.add(refId(integration.Properties.IntegrationUri));
     }
-    expect(functionIds.size).toBe(routes.length - 2); // the dashboard's two routes share its Lambda; `/join` and `/portal` share the public pages'
+    expect(functionIds.size).toBe(routes.length - 3); // the dashboard's two routes share its Lambda; `/join`, `/portal` and the unsubscribe page share the public pages'
     const handlers = Object.values(resources)
       .filter((r) => r.Type === 'AWS::Lambda::Function')
       .map((r) => r.Properties.Handler)

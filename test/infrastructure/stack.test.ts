@@ -24,6 +24,7 @@ import { HOOK_ROUTES } from '../../shared/hooks/routes.js';
 import { DEAD_LETTER_TABLE_DEFINITION, TABLE_DEFINITION } from '../../shared/store/table-definition.js';
 import { synthesizedTemplates, type CfnResource, type CfnTemplate, type SynthesizedTemplate } from './templates.js';
 import { IDEMPOTENCY_LOCK_SECONDS } from '../../shared/limits/idempotency.js';
+import { UNSUBSCRIBE_PATH } from '../../shared/domain/messages/paths.js';
 
 type Statement = {
   Effect: string;
@@ -375,6 +376,7 @@ describe('REST API', () => {
         'ANY /dashboard/{proxy+}',
         'ANY /join/{proxy+}',
         'ANY /portal/{proxy+}',
+        `ANY ${UNSUBSCRIBE_PATH}`,
       ].sort(),
     );
     for (const [, r] of routes) expect(r.Properties.AuthorizationType).toBe('NONE');
@@ -400,9 +402,15 @@ describe('REST API', () => {
     expect(statSync(bundleFileOf(dashboard)).size).toBeLessThanOrEqual(MCP_BUNDLE_BUDGET);
   });
 
-  it('serves /join and /portal from the public pages’ own Lambda (DESIGN D26, D27), which may use the tables, the queue and open credentials, without Scan or BatchWriteItem', () => {
-    const routes = restRoutes().filter(([, r]) => /^ANY \/(join|portal)\//.test(String(r.Properties.RouteKey)));
-    expect(routes.map(([, r]) => r.Properties.RouteKey).sort()).toEqual(['ANY /join/{proxy+}', 'ANY /portal/{proxy+}']);
+  it('serves /join, /portal and the unsubscribe page from the public pages’ own Lambda (DESIGN D26, D27, D32), which may use the tables, the queue and open credentials, without Scan or BatchWriteItem', () => {
+    const routes = restRoutes().filter(([, r]) =>
+      /^ANY \/(join\/|portal\/|messages\/unsubscribe$)/.test(String(r.Properties.RouteKey)),
+    );
+    expect(routes.map(([, r]) => r.Properties.RouteKey).sort()).toEqual([
+      'ANY /join/{proxy+}',
+      `ANY ${UNSUBSCRIBE_PATH}`,
+      'ANY /portal/{proxy+}',
+    ]);
     const [pagesId, pages] = onlyFunction('public-pages.handler');
     for (const [, route] of routes) {
       expect(functionOfRoute(route)).toBe(pagesId);

@@ -13,6 +13,8 @@ import { BUILT_IN_ROLE_IDS } from '../../shared/domain/roles/built-in.js';
 import { INVITATION_LIFETIME_MS } from '../../shared/domain/team-members/schema.js';
 import { domainSnapshot, expectRestProblem, scanTable } from '../support/guarantees.js';
 import { seedToken } from '../support/store.js';
+import type { OutgoingMail } from '../../shared/mail/port.js';
+import { integrationsOf } from '../../shared/integrations.js';
 import {
   clock,
   eventsOf,
@@ -26,6 +28,28 @@ import {
 useTeamMembersFixture();
 
 describe('inviting', () => {
+  it('e-mails the invitation link to the invitee when the public base URL is known', async () => {
+    const t = await setup();
+    const sent: OutgoingMail[] = [];
+    runtime.mail = {
+      async send(mail) {
+        sent.push(mail);
+        return { messageId: '<1@test>' };
+      },
+    };
+    const integrations = runtime.integrations;
+    runtime.integrations = { ...integrationsOf(runtime), publicBaseUrl: 'https://members.example' };
+    const member = await t
+      .invite({ email: 'grace@example.com', role_ids: [BUILT_IN_ROLE_IDS.developer] })
+      .finally(() => {
+        runtime.integrations = integrations;
+        runtime.mail = undefined;
+      });
+    expect(sent).toHaveLength(1);
+    expect(sent[0].to).toBe('grace@example.com');
+    expect(sent[0].text).toContain(`https://members.example${member.invitation_link}`);
+  });
+
   it('creates an invited member and returns the invitation token and link once, stored only as a hash', async () => {
     const t = await setup();
     const member = await t.invite({ email: 'ada@example.com', role_ids: [BUILT_IN_ROLE_IDS.developer] });

@@ -1,12 +1,18 @@
+import { emailSha256 } from '../../auth/principal.js';
 import { isoTime } from '../../clock.js';
+import { ProblemError } from '../../errors.js';
+import { consumeRateLimit } from '../../limits/rate-limit.js';
 import type { HandlersOf, InternalHandlersOf, OperationHandler } from '../../operations/handler.js';
 import { requireProjectAccess } from '../../auth/authorize.js';
 import { messageStore } from '../../store/messages.js';
 import { subscriberStore } from '../../store/subscribers.js';
 import { readPlatformUserClaim } from '../members/repository.js';
+import { SIGN_IN_LINK_LIFETIME_MS } from '../portal-sessions/links.js';
 import { subscriberNotFound } from '../subscribers/repository.js';
+import { queueMessages } from './creation.js';
 import { messagesModule } from './operations.js';
 import { Message } from './schema.js';
+import { unsubscribeWithToken } from './unsubscribe.js';
 import { recordParser } from '../../store/records.js';
 import { entity } from '../../store/keys.js';
 
@@ -54,4 +60,64 @@ const recordBotCommand: OperationHandler<InternalOperations['recordBotCommand']>
   return { found: true };
 };
 
-export const messagesInternalHandlers = { recordBotCommand } satisfies InternalHandlersOf<typeof messagesModule>;
+/**
+ * "E-mail me a sign-in link" (DESIGN D32), run as the project's join principal: past the address's limit
+ * (`sign-in-link-address`) nothing happens; else each subscriber of the project with that address gets a
+ * `sign_in_link` message, at most one per 15-minute slot (its occasion). The answer never says whether the address is
+ * known.
+ */
+const requestSignInLink: OperationHandler<InternalOperations['requestSignInLink']> = async (
+  input,
+  { runtime, principal },
+) => {
+  requireProjectAccess(principal, input.project_id);
+  try {
+    await consumeRateLimit(
+      runtime.store,
+      runtime.clock,
+      'sign-in-link-address',
+      `${input.project_id}#${emailSha256(input.email)}`,
+    );
+  } catch (error) {
+    if (error instanceof ProblemError && error.code === 'RATE_LIMITED') return { requested: true };
+    throw error;
+  }
+  const subscriberIds = await subscriberStore.idsWithEmail(
+    runtime.store,
+    principal.teamId,
+    input.project_id,
+    input.email,
+  );
+  const nowMs = runtime.clock.nowMs();
+  const slot = isoTime(nowMs - (nowMs % SIGN_IN_LINK_LIFETIME_MS));
+  await queueMessages(
+    runtime,
+    principal.teamId,
+    subscriberIds.map((subscriberId) => ({
+      kind: 'sign_in_link' as const,
+      projectId: input.project_id,
+      subscriberId,
+      subscriptionId: null,
+      occasion: `requested:${slot}`,
+      graceDay: null,
+    })),
+  );
+  return { requested: true };
+};
+
+/**
+ * The unsubscribe page's opt-out (DESIGN D32, RFC 8058): public, the token is the credential; the activity entry goes
+ * to the token's team. `unsubscribed: false` for an unknown or expired token (nothing changed).
+ */
+const unsubscribeFromMessages: OperationHandler<InternalOperations['unsubscribeFromMessages']> = async (
+  input,
+  { runtime, identify },
+) => ({
+  unsubscribed: await unsubscribeWithToken(runtime, input.token, { identify: (teamId) => identify?.({ teamId }) }),
+});
+
+export const messagesInternalHandlers = {
+  recordBotCommand,
+  requestSignInLink,
+  unsubscribeFromMessages,
+} satisfies InternalHandlersOf<typeof messagesModule>;

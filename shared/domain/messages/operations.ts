@@ -1,11 +1,13 @@
 import { AUTHENTICATED, defineInternalOperation, defineModule, defineOperation } from '../../operations/definition.js';
 import { Uuid } from '../../schemas/common.js';
 import * as z from '../../schemas/zod.js';
+import { Email } from '../subscribers/schema.js';
 import { ListMessagesQuery, MessageList, MessageProjectParams } from './schema.js';
 
 /**
  * The messages operations (DESIGN D32): the message log of a subscriber (REST only: the interface fixes the tools), and
- * the internal operation of the bots' `/start` and `/stop` commands.
+ * the internal operations of the bots' `/start` and `/stop` commands, "E-mail me a sign-in link" and the unsubscribe
+ * page.
  */
 export const messagesModule = defineModule({
   folder: 'messages',
@@ -38,6 +40,32 @@ export const messagesModule = defineModule({
         command: z.enum(['start', 'stop']),
       }),
       output: z.object({ found: z.boolean() }),
+      events: [],
+      write: true,
+      lockdown: 'exempt',
+    }),
+    requestSignInLink: defineInternalOperation({
+      id: 'requestSignInLink',
+      summary:
+        '"E-mail me a sign-in link" on the join page or the signed-out portal: queues a one-time portal link (15 minutes) to the project’s subscribers with that address; the same answer for every address.',
+      tag: 'Subscribers',
+      ability: AUTHENTICATED,
+      teamWide: false,
+      body: z.strictObject({ project_id: Uuid, email: Email }),
+      output: z.object({ requested: z.literal(true) }),
+      events: [],
+      write: true,
+      lockdown: 'exempt',
+    }),
+    unsubscribeFromMessages: defineInternalOperation({
+      id: 'unsubscribeFromMessages',
+      summary:
+        'Opt out of non-essential messages with the token of an e-mail’s unsubscribe link (the page’s button or an RFC 8058 one-click POST).',
+      tag: 'Subscribers',
+      ability: null,
+      teamWide: false,
+      body: z.strictObject({ token: z.string().check(z.maxLength(200)) }),
+      output: z.object({ unsubscribed: z.boolean() }),
       events: [],
       write: true,
       lockdown: 'exempt',

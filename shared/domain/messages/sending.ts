@@ -11,7 +11,7 @@ import { MAX_QUEUE_DELAY_SECONDS } from '../webhook-deliveries/policy.js';
 import { renderMessage, type MessageContext } from '../message-templates/render.js';
 import { loadMessageTemplate } from '../message-templates/templates.js';
 import { toPlan } from '../plans/repository.js';
-import { createPortalLink } from '../portal-sessions/links.js';
+import { createPortalLink, SIGN_IN_LINK_LIFETIME_MS } from '../portal-sessions/links.js';
 import { toProject } from '../projects/repository.js';
 import { toSubscriber } from '../subscribers/repository.js';
 import { toSubscription } from '../subscriptions/records.js';
@@ -131,7 +131,11 @@ async function messageContext(
   const portal = portalUrl(runtime, address.projectId);
   const signIn =
     kind === 'sign_in_link'
-      ? (await createPortalLink(runtime, address.teamId, address.projectId, address.subscriberId)).url
+      ? (
+          await createPortalLink(runtime, address.teamId, address.projectId, address.subscriberId, {
+            lifetimeMs: SIGN_IN_LINK_LIFETIME_MS,
+          })
+        ).url
       : null;
   const recovery =
     kind === 'payment_failed' || kind === 'grace_ending'

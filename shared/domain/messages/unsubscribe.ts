@@ -2,6 +2,7 @@ import { newTokenSecret, sha256 } from '../../auth/principal.js';
 import { integrationsOf } from '../../integrations.js';
 import type { Runtime } from '../../runtime.js';
 import { messageStore } from '../../store/messages.js';
+import { UNSUBSCRIBE_PATH } from './paths.js';
 
 /**
  * One-click unsubscribe (RFC 8058, DESIGN D32): each non-essential e-mail carries a link of its own
@@ -13,8 +14,6 @@ import { messageStore } from '../../store/messages.js';
 const UNSUBSCRIBE_PREFIX = 'msu_';
 /** How long an unsubscribe link works (milliseconds): a year. */
 const UNSUBSCRIBE_LIFETIME_MS = 365 * 86_400_000;
-/** The path of the unsubscribe page, under the service's public base URL. */
-const UNSUBSCRIBE_PATH = '/messages/unsubscribe';
 
 /** Makes an unsubscribe link for a subscriber: its absolute URL (the path alone when the base URL is unknown). */
 export async function createUnsubscribeLink(
@@ -36,9 +35,14 @@ export async function createUnsubscribeLink(
 
 /**
  * Opts out the subscriber of an unsubscribe token (RFC 8058 one-click POST). True when the token was known and not
- * expired (the opt-out is stored; doing it again changes nothing), false otherwise.
+ * expired (the opt-out is stored; doing it again changes nothing), false otherwise. `options.identify` hears the
+ * token's team before the opt-out (the pipeline's activity entry of a public call).
  */
-export async function unsubscribeWithToken(runtime: Pick<Runtime, 'store' | 'clock'>, token: string): Promise<boolean> {
+export async function unsubscribeWithToken(
+  runtime: Pick<Runtime, 'store' | 'clock'>,
+  token: string,
+  options: { identify?: (teamId: string) => void } = {},
+): Promise<boolean> {
   if (!token.startsWith(UNSUBSCRIBE_PREFIX)) return false;
   const link = await messageStore.readUnsubscribeLink(runtime.store, sha256(token).toString('hex'));
   if (!link || Number(link.expires_at_ms) <= runtime.clock.nowMs()) return false;
@@ -47,6 +51,7 @@ export async function unsubscribeWithToken(runtime: Pick<Runtime, 'store' | 'clo
     projectId: String(link.project_id),
     subscriberId: String(link.subscriber_id),
   };
+  options.identify?.(subscriber.teamId);
   const preferences = await messageStore.readPreferences(
     runtime.store,
     subscriber.teamId,

@@ -21,6 +21,8 @@ import { parseStoredPortalLink, parseStoredPortalSession, type PortalSession } f
 
 /** A portal link is valid this long (milliseconds): 30 minutes. */
 export const PORTAL_LINK_LIFETIME_MS = 30 * 60 * 1000;
+/** A sign-in link e-mailed on request ("E-mail me a sign-in link", DESIGN D32) is valid this long: 15 minutes. */
+export const SIGN_IN_LINK_LIFETIME_MS = 15 * 60 * 1000;
 /** A portal session ends after this long without a request (milliseconds): 1 hour idle. */
 export const PORTAL_SESSION_IDLE_MS = 60 * 60 * 1000;
 
@@ -37,7 +39,8 @@ const hashOf = (credential: string) => sha256(credential).toString('hex');
 
 /**
  * Makes a one-time portal link for subscriber `subscriberId` of project `projectId` of team `teamId` (the
- * operation, the welcome page, Telegram's `/account`): valid {@link PORTAL_LINK_LIFETIME_MS}, usable once.
+ * operation, the welcome page, Telegram's `/account`, the sign-in-link message): valid `options.lifetimeMs` (default
+ * {@link PORTAL_LINK_LIFETIME_MS}), usable once.
  * `path` is `/portal/{project_id}/sign-in?token=...`; `url` is it under the service's public base URL, or the
  * path itself when that is unknown. Errors: NOT_FOUND (no such subscriber in that project).
  */
@@ -46,12 +49,13 @@ export async function createPortalLink(
   teamId: string,
   projectId: string,
   subscriberId: string,
+  options: { lifetimeMs?: number } = {},
 ): Promise<{ url: string; path: string; expires_at: string }> {
   if (!(await subscriberStore.exists(runtime.store, teamId, projectId, subscriberId)))
     throw subscriberNotFound(subscriberId);
   const nowMs = runtime.clock.nowMs();
   const token = `${LINK_PREFIX}${newTokenSecret()}`;
-  const expiresAtMs = nowMs + PORTAL_LINK_LIFETIME_MS;
+  const expiresAtMs = nowMs + (options.lifetimeMs ?? PORTAL_LINK_LIFETIME_MS);
   await portalSessionStore.createLink(runtime.store, hashOf(token), {
     teamId,
     projectId,

@@ -3,7 +3,9 @@ import { defineFacts } from '../define-facts.js';
 /**
  * Subscribers' abilities and keys (DESIGN D14, D17): one partition per project
  * (`TEAM#<team>#PROJECT#<project>#SUBSCRIBERS`, sort key = the id); `/v1/subscribers/{id}` knows no
- * project, so a reference item keyed by the id (a partition of its own, read by key only) names it.
+ * project, so a reference item keyed by the id (a partition of its own, read by key only) names it; a
+ * subscriber's e-mail address has a lookup item (`…#SUBSCRIBER_EMAIL#<sha256>`, sort key = the id), so "e-mail me a
+ * sign-in link" finds the address's subscribers with one bounded Query.
  */
 export const subscribersFacts = defineFacts({
   abilities: {
@@ -48,7 +50,15 @@ export const subscribersFacts = defineFacts({
       pk: `TEAM#${teamId}#SUBSCRIBER#${subscriberId}`,
       sk: 'SUBSCRIBER_REF',
     }),
+    /** Partition of a project's subscribers with one e-mail address (the SHA-256 hex of the lower-cased address). */
+    subscriberEmailPartition: (teamId: string, projectId: string, emailSha256: string) =>
+      `TEAM#${teamId}#PROJECT#${projectId}#SUBSCRIBER_EMAIL#${emailSha256}`,
+    /** One subscriber with that address: written and removed with the subscriber's address (D32 sign-in links). */
+    subscriberEmail: (teamId: string, projectId: string, emailSha256: string, subscriberId: string) => ({
+      pk: `TEAM#${teamId}#PROJECT#${projectId}#SUBSCRIBER_EMAIL#${emailSha256}`,
+      sk: `SUBSCRIBER#${subscriberId}`,
+    }),
   },
   sortKeyPrefix: { subscriber: 'SUBSCRIBER#' },
-  entity: { subscriber: 'subscriber', subscriberRef: 'subscriber_ref' },
+  entity: { subscriber: 'subscriber', subscriberRef: 'subscriber_ref', subscriberEmail: 'subscriber_email' },
 });

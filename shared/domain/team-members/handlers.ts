@@ -3,7 +3,8 @@ import { retryLostRaces } from '../roles/policy.js';
 import { revokeMemberTokens } from '../tokens/repository.js';
 import { teamMembersModule } from './operations.js';
 import { removeTeamMember as remove, updateTeamMember as update } from './changes.js';
-import { acceptTeamInvitation as accept, inviteTeamMember as invite } from './invitations.js';
+import { acceptTeamInvitation as accept, emailInvitation, inviteTeamMember as invite } from './invitations.js';
+import { getTeam } from '../teams/repository.js';
 import { getTeamMember as read, listTeamMembers as list } from './repository.js';
 import { narrowMemberTokens } from '../tokens/narrowing.js';
 
@@ -18,13 +19,19 @@ export const getTeamMember: OperationHandler<Operations['getTeamMember']> = asyn
   read(runtime.store, principal, input.id);
 
 /**
- * `POST /v1/team-members/invitations`: the answer carries the invitation token and link, once. Each write
- * use case of this module runs again when it lost a race (`retryLostRaces`).
+ * `POST /v1/team-members/invitations`: the answer carries the invitation token and link, once; the link is also
+ * e-mailed to the invitee (`emailInvitation`). Each write use case of this module runs again when it lost a race
+ * (`retryLostRaces`).
  */
 export const inviteTeamMember: OperationHandler<Operations['inviteTeamMember']> = async (
   input,
   { runtime, principal },
-) => retryLostRaces(() => invite(runtime, principal, input));
+) => {
+  const invited = await retryLostRaces(() => invite(runtime, principal, input));
+  const team = await getTeam(runtime.store, principal.teamId);
+  await emailInvitation(runtime, team.name, invited);
+  return invited;
+};
 
 /**
  * `POST /v1/team-invitations/accept` and the dashboard's form: public (no bearer token; every surface counts each

@@ -4,6 +4,9 @@ import { newTokenSecret, sha256 } from '../../auth/principal.js';
 import { isoTime } from '../../clock.js';
 import { ProblemError } from '../../errors.js';
 import { newUlid, newUuid } from '../../ids.js';
+import { integrationsOf } from '../../integrations.js';
+import { logger } from '../../logger.js';
+import type { Runtime } from '../../runtime.js';
 import { teamMemberStore } from '../../store/team-members.js';
 import { teamStore } from '../../store/teams.js';
 import { countUsage, withinTierLimit } from '../billing/repository.js';
@@ -116,6 +119,40 @@ export async function inviteTeamMember(
       };
     }),
   );
+}
+
+/**
+ * E-mails an invitation's link to the invitee (DESIGN D19, D32) through the runtime's mail sender, when the service
+ * knows its public base URL (an e-mail needs an absolute link). Best effort: the answer carries the link anyway, so a
+ * failed send is logged (without the link) and not an error. The mail sender is loaded on first use (D23 budgets).
+ */
+export async function emailInvitation(
+  runtime: Pick<Runtime, 'mail' | 'integrations'>,
+  teamName: string,
+  invited: Pick<TeamMemberWithInvitation, 'email' | 'name' | 'invitation_link' | 'invitation_expires_at'>,
+): Promise<boolean> {
+  const base = integrationsOf(runtime).publicBaseUrl;
+  if (!base) return false;
+  const link = `${base}${invited.invitation_link}`;
+  try {
+    const { mailSenderOf } = await import('../../mail/nodemailer.js');
+    await mailSenderOf(runtime).send({
+      to: invited.email,
+      subject: `You are invited to ${teamName}`,
+      text: [
+        `Hi ${invited.name},`,
+        '',
+        `you are invited to join the team ${teamName}. Open this link to accept and sign in:`,
+        link,
+        '',
+        `It works once, until ${invited.invitation_expires_at}.`,
+      ].join('\n'),
+    });
+    return true;
+  } catch (error) {
+    logger.warn('invitation e-mail not sent', { error: (error as Error).name });
+    return false;
+  }
 }
 
 /**

@@ -1,4 +1,3 @@
-import { sha256 } from '../../auth/principal.js';
 import { ProblemError } from '../../errors.js';
 import { ConcurrentChange } from '../roles/policy.js';
 import * as z from '../../schemas/zod.js';
@@ -102,9 +101,7 @@ export function publicMember({
 export const memberNotFound = (memberId: string) => new ProblemError('NOT_FOUND', `No team member ${memberId}.`);
 
 /** The lower-case hex SHA-256 of an e-mail address as compared for uniqueness (trimmed, lower case). */
-export function emailSha256(email: string): string {
-  return sha256(email.trim().toLowerCase()).toString('hex');
-}
+export { emailSha256 } from '../../auth/principal.js';
 
 /** A concurrent change of a member was detected by its version (CONFLICT). */
 export const memberChangedMeanwhile = (memberId: string) =>

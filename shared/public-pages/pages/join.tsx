@@ -22,6 +22,7 @@ import { formatPrice } from '../../schemas/common.js';
 import { JOIN_PATH, joinCsrfToken, type PublicRequest } from '../http.js';
 import { createWelcomeLink } from '../welcome-links.js';
 import { MemberPage } from './layout.js';
+import { SignInLinkForm } from './sign-in-link.js';
 
 /**
  * The join page of a project (DESIGN D26): a free plan subscribes an e-mail at once, a code is a D18 redemption, a
@@ -175,6 +176,11 @@ function JoinView(props: { project: Project; plans: Plan[]; csrf: string; proble
           <button type="submit">Redeem</button>
         </form>
       </section>
+      <SignInLinkForm
+        action={`${JOIN_PATH}/${project.id}/sign-in-link`}
+        csrf={props.csrf}
+        heading="Already a member? Sign in"
+      />
     </MemberPage>
   );
 }

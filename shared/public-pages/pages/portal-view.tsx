@@ -16,9 +16,10 @@ import type { Subscription } from '../../domain/subscriptions/schema.js';
 import { type ProblemDocument } from '../../errors.js';
 import type { ApiGatewayResult } from '../../http/api-gateway.js';
 import { formatPrice } from '../../schemas/common.js';
-import { PORTAL_PATH, type PublicRequest } from '../http.js';
+import { PORTAL_PATH, portalCsrfToken, type PublicRequest } from '../http.js';
 import { priceLabel } from './join.js';
 import { MemberPage } from './layout.js';
+import { SignInLinkForm } from './sign-in-link.js';
 /**
  * The subscriber portal's page (DESIGN D27, D28): the subscriber's subscriptions as cards with their actions,
  * the Discord link state, payments, and the signed-out page. The routes and actions are in `./portal.tsx`.
@@ -29,17 +30,31 @@ const CANCELLABLE = new Set<Subscription['status']>(['trialing', 'active', 'past
 /** The portal path of a project. */
 export const portalPath = (projectId: string) => `${PORTAL_PATH}/${projectId}`;
 
-/** The page of a request without a live portal session: how to get a new link (no data of anyone). */
-export function signedOut(status: number, cookies?: string[]): ApiGatewayResult {
+/**
+ * The page of a request without a live portal session: how to get a new link (no data of anyone), with "E-mail me a
+ * sign-in link" (its CSRF cookie set on a first visit).
+ */
+export function signedOut(
+  request: PublicRequest,
+  projectId: string,
+  status: number,
+  cookies: string[] = [],
+): ApiGatewayResult {
+  const csrf = portalCsrfToken(request);
   return htmlResult(
     status,
     <MemberPage title="Your membership">
       <p>
-        You are signed out of the membership portal. Open a new link from your welcome page, or ask the community’s bot
-        for one (for example with /account).
+        You are signed out of the membership portal. Open a new link from your welcome page, ask the community’s bot for
+        one (for example with /account), or have one e-mailed to you.
       </p>
+      <SignInLinkForm
+        action={`${portalPath(projectId)}/sign-in-link`}
+        csrf={csrf.token}
+        heading="E-mail me a sign-in link"
+      />
     </MemberPage>,
-    cookies,
+    [...cookies, ...csrf.cookies],
   );
 }
 

@@ -1,7 +1,7 @@
 /** @jsx h */
 import type { Principal } from '../../auth/principal.js';
 import { h } from '../../web/html.js';
-import { csrfTokenMatches } from '../../web/csrf.js';
+import { csrfRefusal, csrfTokenMatches } from '../../web/csrf.js';
 import { htmlResult, redirectResult } from '../../web/results.js';
 import { runOperation } from '../../web/run-operation.js';
 import {
@@ -13,8 +13,17 @@ import {
 } from '../../domain/portal-sessions/links.js';
 import { ProblemError, toProblem, type ProblemDocument } from '../../errors.js';
 import type { ApiGatewayResult } from '../../http/api-gateway.js';
-import { clearedPortalCookie, PORTAL_COOKIE, portalCookie, type PublicRequest } from '../http.js';
+import {
+  clearedPortalCookie,
+  hasPortalCsrf,
+  PORTAL_COOKIE,
+  portalCookie,
+  portalCsrfToken,
+  type PublicRequest,
+} from '../http.js';
+import { joinContext } from './join.js';
 import { NotFoundPage } from './layout.js';
+import { requestSignInLinkPage } from './sign-in-link.js';
 import type { ManageLink } from './welcome.js';
 import { portalPath, portalView, signedOut } from './portal-view.js';
 
@@ -55,7 +64,7 @@ async function sessionOf(
 const portalPage: PortalHandler = async (request, match) => {
   const projectId = match[1].toLowerCase();
   const signedIn = await sessionOf(request, projectId);
-  if (!signedIn) return signedOut(401);
+  if (!signedIn) return signedOut(request, projectId, 401);
   return htmlResult(200, await portalView(request, projectId, signedIn));
 };
 
@@ -71,7 +80,7 @@ function portalAction(
   return async (request, match) => {
     const projectId = match[1].toLowerCase();
     const signedIn = await sessionOf(request, projectId);
-    if (!signedIn) return signedOut(401);
+    if (!signedIn) return signedOut(request, projectId, 401);
     if (!csrfTokenMatches(request.form.get('csrf_token'), signedIn.session.csrf_token)) {
       const { problem } = toProblem(
         new ProblemError(
@@ -147,7 +156,7 @@ const paymentMethod = portalAction(async (request, projectId, subscriptionId, si
 const discordLink: PortalHandler = async (request, match) => {
   const projectId = match[1].toLowerCase();
   const signedIn = await sessionOf(request, projectId);
-  if (!signedIn) return signedOut(401);
+  if (!signedIn) return signedOut(request, projectId, 401);
   const started = await runPortalOperation<{ url: string }>(request, signedIn, 'startDiscordLink', {
     portal_session_id: signedIn.session.id,
   });
@@ -163,7 +172,7 @@ const discordLink: PortalHandler = async (request, match) => {
 const discordCallback: PortalHandler = async (request, match) => {
   const projectId = match[1].toLowerCase();
   const signedIn = await sessionOf(request, projectId);
-  if (!signedIn) return signedOut(401);
+  if (!signedIn) return signedOut(request, projectId, 401);
   const code = request.query.get('code');
   const state = request.query.get('state');
   if (request.query.get('error') || !code || !state) {
@@ -182,8 +191,21 @@ const discordCallback: PortalHandler = async (request, match) => {
   return redirectResult(`${portalPath(projectId)}?discord=${linked.result.guild}`);
 };
 
+/**
+ * `POST /portal/{project_id}/sign-in-link`, signed out: "E-mail me a sign-in link" with the portal's double-submit CSRF
+ * token (403 without it); any project id gets the same answer (the signed-out portal shows no project either).
+ */
+const emailSignInLink: PortalHandler = async (request, match) => {
+  const projectId = match[1].toLowerCase();
+  if (!hasPortalCsrf(request)) throw csrfRefusal('This form did not carry its security token; nothing was changed.');
+  return requestSignInLinkPage(request, projectId, await joinContext(request, projectId), {
+    action: `${portalPath(projectId)}/sign-in-link`,
+    csrf: portalCsrfToken(request).token,
+  });
+};
+
 /** "Sign out": `signOutOfPortal` ends the session; the cookie is deleted. */
-const signOut = portalAction(async (request, _projectId, _subscriptionId, signedIn) => {
+const signOut = portalAction(async (request, projectId, _subscriptionId, signedIn) => {
   await runPortalOperation(
     request,
     signedIn,
@@ -191,7 +213,7 @@ const signOut = portalAction(async (request, _projectId, _subscriptionId, signed
     { session_cookie: request.cookies[PORTAL_COOKIE] ?? '' },
     request.form.get('idempotency_key') ?? undefined,
   );
-  return signedOut(200, [clearedPortalCookie()]);
+  return signedOut(request, projectId, 200, [clearedPortalCookie()]);
 });
 
 /**
@@ -205,6 +227,7 @@ export const PORTAL_ROUTES: ReadonlyArray<{ method: 'GET' | 'POST'; path: string
   { method: 'POST', path: `/${PROJECT}/${SUBSCRIPTION}/resume`, handle: subscriptionAction('resumeSubscription') },
   { method: 'POST', path: `/${PROJECT}/${SUBSCRIPTION}/payment-method`, handle: paymentMethod },
   { method: 'POST', path: `/${PROJECT}/sign-out`, handle: signOut },
+  { method: 'POST', path: `/${PROJECT}/sign-in-link`, handle: emailSignInLink },
   { method: 'GET', path: `/${PROJECT}/discord/link`, handle: discordLink },
   { method: 'GET', path: `/${PROJECT}/discord/callback`, handle: discordCallback },
 ];
