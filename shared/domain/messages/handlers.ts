@@ -6,6 +6,7 @@ import { subscriberStore } from '../../store/subscribers.js';
 import { readPlatformUserClaim } from '../members/repository.js';
 import { subscriberNotFound } from '../subscribers/repository.js';
 import { messagesModule } from './operations.js';
+import { broadcastHandlers } from './broadcast-handlers.js';
 import { Message } from './schema.js';
 import { recordParser } from '../../store/records.js';
 import { entity } from '../../store/keys.js';
@@ -29,7 +30,7 @@ export const listMessages: OperationHandler<Operations['listMessages']> = async 
   return messageStore.listPage(runtime.store, principal.teamId, project_id, subscriber_id, query, parseMessage);
 };
 
-export const messagesHandlers = { listMessages } satisfies HandlersOf<typeof messagesModule>;
+export const messagesHandlers = { listMessages, ...broadcastHandlers } satisfies HandlersOf<typeof messagesModule>;
 
 /**
  * The bots' `/start` and `/stop` (DESIGN D32): the subscriber the platform user is linked to can now get bot

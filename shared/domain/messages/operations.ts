@@ -2,10 +2,11 @@ import { AUTHENTICATED, defineInternalOperation, defineModule, defineOperation }
 import { Uuid } from '../../schemas/common.js';
 import * as z from '../../schemas/zod.js';
 import { ListMessagesQuery, MessageList, MessageProjectParams } from './schema.js';
+import { broadcastOperations } from './broadcast-operations.js';
 
 /**
- * The messages operations (DESIGN D32): the message log of a subscriber (REST only: the interface fixes the tools), and
- * the internal operation of the bots' `/start` and `/stop` commands.
+ * The messages operations (DESIGN D32): the message log of a subscriber and the broadcasts (REST only: the interface
+ * fixes the tools), and the internal operation of the bots' `/start` and `/stop` commands.
  */
 export const messagesModule = defineModule({
   folder: 'messages',
@@ -23,6 +24,7 @@ export const messagesModule = defineModule({
       events: [],
       rest: { method: 'GET', path: '/v1/projects/{project_id}/messages', successStatus: 200 },
     }),
+    ...broadcastOperations,
   },
   internal: {
     recordBotCommand: defineInternalOperation({
