@@ -9,7 +9,7 @@ const broadcast = { audience: { statuses: ['active'] }, subject: 'Hijacked', bod
 export default defineIsolationCases({
   seed: async (runtime, w) => ({
     subscriberId: (
-      await createSubscriber(runtime, w.b.principal, w.b.project.id, { display_name: null, consent: false })
+      await createSubscriber(runtime, w.b.principal, w.b.project.id, { display_name: 'Secret fan', consent: false })
     ).id,
     broadcastId: (
       await createBroadcast(runtime, w.b.principal, w.b.project.id, CreateBroadcastRequest.parse(broadcast))
