@@ -17,7 +17,7 @@ import { queueMessages } from './creation.js';
  */
 
 /** Subscriptions read per batch (before the audience filter). */
-export const BROADCAST_BATCH_SIZE = 100;
+const BROADCAST_BATCH_SIZE = 100;
 /** Recipients of one batch handled at once. */
 const RECIPIENT_CONCURRENCY = 8;
 
