@@ -6,7 +6,10 @@ import { subscriberStore } from '../../store/subscribers.js';
 import { readPlatformUserClaim } from '../members/repository.js';
 import { subscriberNotFound } from '../subscribers/repository.js';
 import { messagesModule } from './operations.js';
-import { broadcastHandlers } from './broadcast-handlers.js';
+import { createBroadcast, getBroadcast, listBroadcasts } from './broadcast-handlers.js';
+
+// Each route's Lambda imports its handler by name from this module (DESIGN D13, D23).
+export { createBroadcast, getBroadcast, listBroadcasts };
 import { Message } from './schema.js';
 import { recordParser } from '../../store/records.js';
 import { entity } from '../../store/keys.js';
@@ -30,7 +33,9 @@ export const listMessages: OperationHandler<Operations['listMessages']> = async 
   return messageStore.listPage(runtime.store, principal.teamId, project_id, subscriber_id, query, parseMessage);
 };
 
-export const messagesHandlers = { listMessages, ...broadcastHandlers } satisfies HandlersOf<typeof messagesModule>;
+export const messagesHandlers = { listMessages, createBroadcast, listBroadcasts, getBroadcast } satisfies HandlersOf<
+  typeof messagesModule
+>;
 
 /**
  * The bots' `/start` and `/stop` (DESIGN D32): the subscriber the platform user is linked to can now get bot
