@@ -13,9 +13,11 @@
  *   3. replay-dead of 10,000 dead deliveries;
  *   4. the subscriber side at scale: requests per subscription transition, page 1 vs page 100
  *      of 100,000 subscribers, the deadline worker applying 10,000 renewals beside the write ceiling;
- *   5. `GET /v1/metrics` of a team with 100 subscribers and with 100,000 (10,000 at small scale).
+ *   5. `GET /v1/metrics` of a team with 100 subscribers and with 100,000 (10,000 at small scale);
+ *   6. a broadcast to 2,000 subscribers (200 at small scale): messages sent per second through the queue and the
+ *      message worker over SMTP to a loopback server.
  * `BENCH_SCALE=small` shrinks every size for a quick run (page 100 stays page 100, with smaller pages);
- * `BENCH_PARTS=calls,webhooks,replay,subscribers,metrics` (any of them) runs only those parts.
+ * `BENCH_PARTS=calls,webhooks,replay,subscribers,metrics,messages` (any of them) runs only those parts.
  * Prints readable tables on stdout, progress on stderr, and one JSON line last; at the end it also
  * writes the tables to `bench/RESULTS.md` with the date, machine and scale (`bench/results.ts`;
  * `BENCH_RESULTS=<path>` writes them elsewhere). Everything it started is stopped at the end, on error
@@ -39,6 +41,7 @@ import { measureReplay, type ReplayResult } from './replay.js';
 import { runRequestBenchmarks, type CallScenarioResult } from './requests.js';
 import { measureFrontDoor } from './front-door.js';
 import { measureMetrics, type MetricsFigures } from './metrics.js';
+import { measureBroadcast, type BroadcastFigures } from './messages.js';
 import { measureHookRefusals, type HookRefusalSeries } from './hook-refusals.js';
 import { startFakeStripeApi } from '../test/support/stripe-api.js';
 import {
@@ -101,6 +104,7 @@ const SIZES = {
     latencyProjects: 200,
     neighbourEvents: 50,
     replayDeliveries: 10_000,
+    broadcastRecipients: 2_000,
   },
   small: {
     calls: 200,
@@ -116,12 +120,13 @@ const SIZES = {
     latencyProjects: 30,
     neighbourEvents: 20,
     replayDeliveries: 1_000,
+    broadcastRecipients: 200,
   },
 } as const;
 const SCALE = benchScale();
 const SIZE = SIZES[SCALE];
 /** The parts to run (`BENCH_PARTS`, e.g. `subscribers,replay`; default all; the store's own figures always run). */
-const PARTS = benchParts(['calls', 'webhooks', 'replay', 'subscribers', 'metrics']);
+const PARTS = benchParts(['calls', 'webhooks', 'replay', 'subscribers', 'metrics', 'messages']);
 
 const WARMUP_CALLS = 50;
 const MEASURED_CALLS = SIZE.calls;
@@ -567,6 +572,28 @@ function printMetrics(metrics: MetricsFigures[]): void {
     );
 }
 
+function printBroadcast(broadcast: BroadcastFigures): void {
+  out(`\n6. A broadcast, end to end through the local queue and the message worker (SMTP to a loopback server)\n`);
+  out(
+    formatTable(
+      ['recipients', 'seconds', 'messages/s', 'queued', 'sent', 'failed', 'skipped', 'mails accepted', 'retries'],
+      [
+        [
+          broadcast.recipients.toLocaleString('en-US'),
+          round(broadcast.seconds, 2),
+          round(broadcast.messagesPerSecond, 1),
+          broadcast.counts.queued,
+          broadcast.counts.sent,
+          broadcast.counts.failed,
+          broadcast.counts.skipped,
+          broadcast.mailsAccepted,
+          broadcast.retries,
+        ],
+      ],
+    ),
+  );
+}
+
 function printRenewals(renewals: RenewalFigures): void {
   const bound = renewals.ceiling.updatesPerSecond / renewals.requestsPerTransition;
   out(
@@ -819,6 +846,27 @@ async function main(): Promise<void> {
     printMetrics(metrics);
   }
 
+  // 6. A broadcast: messages per second through the queue and the message worker.
+  let broadcast: BroadcastFigures | null = null;
+  if (PARTS.has('messages')) {
+    broadcast = await measureBroadcast({
+      store: service.store,
+      recipients: SIZE.broadcastRecipients,
+      concurrency: CONCURRENCY,
+      progress,
+    });
+    // A retried attempt (an SMTP timeout) may have reached the server before: at most one extra mail per retry.
+    if (
+      broadcast.counts.sent !== broadcast.recipients ||
+      broadcast.mailsAccepted < broadcast.recipients ||
+      broadcast.mailsAccepted > broadcast.recipients + broadcast.retries
+    )
+      failures.push(
+        `broadcast: ${broadcast.counts.sent} sent and ${broadcast.mailsAccepted} mails accepted of ${broadcast.recipients} (${broadcast.retries} retries)`,
+      );
+    printBroadcast(broadcast);
+  }
+
   // 2. Webhook drain over 1, 10 and 100 endpoints, each beside the raw HTTPS ceiling.
   const drainRows: DrainRow[] = [];
   let latency: PipelineResult | null = null;
@@ -1049,6 +1097,14 @@ async function main(): Promise<void> {
         replayed: replay.replayed,
         queue_messages: replay.queueMessages,
         queue_sends: replay.queueSends,
+      },
+      broadcast: broadcast && {
+        recipients: broadcast.recipients,
+        seconds: round(broadcast.seconds, 3),
+        messages_per_s: round(broadcast.messagesPerSecond, 1),
+        counts: broadcast.counts,
+        mails_accepted: broadcast.mailsAccepted,
+        retries: broadcast.retries,
       },
       checks_failed: failures,
     }),

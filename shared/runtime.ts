@@ -61,6 +61,18 @@ export interface ReplayBatchMessage {
 }
 
 /**
+ * A queue message that runs the next batch of a broadcast job (DESIGN D32): the job item is the source of truth (its
+ * cursor and counts), so a duplicate or stale message does nothing twice.
+ */
+export interface BroadcastBatchMessage {
+  kind: 'broadcast_batch';
+  team_id: string;
+  project_id: string;
+  /** The broadcast job's id. */
+  broadcast_id: string;
+}
+
+/**
  * A queue message that sends one message to a subscriber (DESIGN D32): attempt N of message `message_id`. The message
  * item is the source of truth, so a duplicate or stale queue message does nothing.
  */
@@ -76,10 +88,10 @@ export interface MessageSendMessage {
 }
 
 /**
- * Any message of the delivery queue: a delivery's attempt or dead-letter timer, a replay job's next batch, or a
- * message to a subscriber.
+ * Any message of the delivery queue: a delivery's attempt or dead-letter timer, a replay job's next batch, a message to
+ * a subscriber, or a broadcast job's next batch.
  */
-export type PipelineMessage = DeliveryMessage | ReplayBatchMessage | MessageSendMessage;
+export type PipelineMessage = DeliveryMessage | ReplayBatchMessage | MessageSendMessage | BroadcastBatchMessage;
 
 /**
  * The `DeliveryQueue` port (SQS on AWS, in-process locally). Messages are grouped by `team_id` (the SQS

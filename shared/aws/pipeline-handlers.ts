@@ -20,7 +20,7 @@ import type { StoredEvent } from '../events/outbox.js';
 import { logger } from '../logger.js';
 import { entity } from '../store/keys.js';
 
-/** Schema of a delivery-queue message body (see `PipelineMessage`: a delivery message or a replay job's next batch). */
+/** Schema of a delivery-queue message body (see `PipelineMessage`: a delivery message, a job's next batch, a message to send). */
 const DeliveryMessageSchema = z.discriminatedUnion('kind', [
   z.object({
     kind: z.enum(['attempt', 'dead_letter']),
@@ -38,6 +38,7 @@ const DeliveryMessageSchema = z.discriminatedUnion('kind', [
     ),
   }),
   z.object({ kind: z.literal('replay_batch'), team_id: z.uuid(), replay_id: z.uuid() }),
+  z.object({ kind: z.literal('broadcast_batch'), team_id: z.uuid(), project_id: z.uuid(), broadcast_id: z.uuid() }),
   z.object({
     kind: z.literal('message_send'),
     team_id: z.uuid(),

@@ -14,7 +14,13 @@ import { ABILITY_VALUES, type Ability } from '../../shared/catalogues/abilities.
 import { manualClock, type Clock, type ManualClock } from '../../shared/clock.js';
 import { authenticate, type Principal } from '../../shared/auth/principal.js';
 import { mintToken } from '../../shared/domain/tokens/repository.js';
-import type { DeliveryMessage, ReplayBatchMessage, MessageSendMessage, Runtime } from '../../shared/runtime.js';
+import type {
+  BroadcastBatchMessage,
+  DeliveryMessage,
+  MessageSendMessage,
+  ReplayBatchMessage,
+  Runtime,
+} from '../../shared/runtime.js';
 import { createTables } from '../../shared/store/create-tables.js';
 import { createStore, type Store } from '../../shared/store/store.js';
 import { createTeam } from '../../shared/domain/teams/repository.js';
@@ -149,6 +155,8 @@ export interface TestRuntime extends Runtime {
   scheduled: ScheduledMessage[];
   /** Every replay job's batch message sent to the queue, in order (kept apart from {@link queued}). */
   replayBatches: ReplayBatchMessage[];
+  /** Every broadcast job's batch message sent to the queue, in order (kept apart from {@link queued}). */
+  broadcastBatches: BroadcastBatchMessage[];
   /** Every message-send queue message, with its delay in seconds, in order (kept apart from {@link queued}). */
   messageSends: { message: MessageSendMessage; delaySeconds: number }[];
   /** Empties {@link queued} and {@link scheduled}, returning what they held. */
@@ -191,11 +199,13 @@ export async function createTestRuntime(options: {
     queued: [],
     scheduled: [],
     replayBatches: [],
+    broadcastBatches: [],
     messageSends: [],
     deliveryQueue: {
       async send(messages, delaySeconds) {
         for (const message of messages) {
           if (message.kind === 'replay_batch') runtime.replayBatches.push({ ...message });
+          else if (message.kind === 'broadcast_batch') runtime.broadcastBatches.push({ ...message });
           else if (message.kind === 'message_send')
             runtime.messageSends.push({ message: { ...message }, delaySeconds });
           else runtime.queued.push({ message: { ...message }, delaySeconds });

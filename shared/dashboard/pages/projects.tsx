@@ -85,6 +85,7 @@ export function ProjectTabs(props: { project: Project; current: string }): Html 
     [`${base}/subscriptions`, 'Subscriptions'],
     [`${base}/access-codes`, 'Access codes'],
     [`${base}/messages`, 'Messages'],
+    [`${base}/broadcasts`, 'Broadcasts'],
     [`${base}/settings`, 'Settings'],
   ];
   return (

@@ -3,7 +3,7 @@ import { get, post } from './route.js';
 
 /**
  * Projects and their membership objects: settings, connections, plans, subscribers, subscriptions, access codes,
- * message templates.
+ * message templates, broadcasts.
  */
 
 const projects = () => import('../pages/projects.js');
@@ -16,6 +16,7 @@ const subscriptions = () => import('../pages/subscriptions.js');
 const changePlan = () => import('../pages/change-plan.js');
 const accessCodes = () => import('../pages/access-codes.js');
 const messages = () => import('../pages/messages.js');
+const broadcasts = () => import('../pages/broadcasts.js');
 
 /** The projects group's routes (a static segment is listed before the parameter it would match). */
 export const PROJECT_ROUTES: DashboardRoute[] = [
@@ -70,4 +71,7 @@ export const PROJECT_ROUTES: DashboardRoute[] = [
   post('/projects/:id/messages/:kind', messages, (m) => m.saveMessage),
   post('/projects/:id/messages/:kind/preview', messages, (m) => m.previewMessage),
   post('/projects/:id/messages/:kind/reset', messages, (m) => m.resetMessage),
+  get('/projects/:id/broadcasts', broadcasts, (m) => (request, params) => m.broadcastsPage(request, params)),
+  get('/projects/:id/broadcasts/list', broadcasts, (m) => m.broadcastListPartial),
+  post('/projects/:id/broadcasts', broadcasts, (m) => m.sendBroadcast),
 ];

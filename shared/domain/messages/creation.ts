@@ -65,21 +65,21 @@ function occasionIdentity(intent: MessageIntent): string {
 /**
  * Makes and queues the messages of `intents` for one team (DESIGN D32): each intent's channels, one message per
  * channel (`skipped` when the subscriber opted out of a non-essential kind, or cannot be reached), written only the
- * first time its occasion is seen. Returns the messages queued. Throws on store and queue errors (callers retry: the
+ * first time its occasion is seen; `delivery` (a broadcast's) replaces the template's. Returns the messages queued. Throws on store and queue errors (callers retry: the
  * markers make a retry write nothing twice).
  */
 export async function queueMessages(
   runtime: Pick<Runtime, 'store' | 'clock' | 'deliveryQueue'>,
   teamId: string,
   intents: readonly MessageIntent[],
-  options: { broadcastId?: string } = {},
+  options: { broadcastId?: string; delivery?: 'preferred' | 'both' } = {},
 ): Promise<number> {
   const sends: MessageSendMessage[] = [];
   for (const intent of intents) {
     const reach = await reachabilityOf(runtime, teamId, intent.projectId, intent.subscriberId);
     if (!reach) continue;
     const template = await loadMessageTemplate(runtime, teamId, intent.projectId, intent.kind);
-    const channels = chooseChannels(reach, template.delivery);
+    const channels = chooseChannels(reach, options.delivery ?? template.delivery);
     const nowMs = runtime.clock.nowMs();
     const now = isoTime(nowMs);
     const skippedReason =

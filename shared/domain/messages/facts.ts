@@ -5,7 +5,8 @@ import { defineFacts } from '../define-facts.js';
  * `project-user:view-any`). A subscriber's messages and messaging preferences share one partition
  * (`…#SUBSCRIBER_MESSAGES#<subscriber>`): the log is one Query, newest first by `MESSAGE#<msg_ ULID>`. Each occasion
  * (subscription, kind, occasion, channel) has a marker item of its own, written with the message in one transaction
- * only if absent: a message is made at most once per occasion, whoever tries.
+ * only if absent: a message is made at most once per occasion, whoever tries. A project's broadcast jobs and their
+ * list entries share the project's broadcasts partition.
  */
 export const messagesFacts = defineFacts({
   keys: {
@@ -29,12 +30,28 @@ export const messagesFacts = defineFacts({
     }),
     /** A one-click unsubscribe link, keyed by the SHA-256 (hex) of its token. */
     unsubscribeLink: (tokenSha256Hex: string) => ({ pk: `UNSUBSCRIBE_LINK#${tokenSha256Hex}`, sk: 'UNSUBSCRIBE_LINK' }),
+    /** A broadcast job in its project's broadcasts partition. */
+    broadcast: (teamId: string, projectId: string, broadcastId: string) => ({
+      pk: `TEAM#${teamId}#PROJECT#${projectId}#BROADCASTS`,
+      sk: `BROADCAST#${broadcastId}`,
+    }),
+    /** A broadcast's place in its project's list, newest first by creation time (then id). */
+    broadcastListEntry: (teamId: string, projectId: string, createdAtIso: string, broadcastId: string) => ({
+      pk: `TEAM#${teamId}#PROJECT#${projectId}#BROADCASTS`,
+      sk: `BROADCAST_AT#${createdAtIso}#${broadcastId}`,
+    }),
+    /** Partition of a project's broadcasts and their list entries. */
+    broadcastsPartition: (teamId: string, projectId: string) => `TEAM#${teamId}#PROJECT#${projectId}#BROADCASTS`,
+    /** Sparse GSI partition of broadcasts still running (the sweeper restarts a stalled one). */
+    runningBroadcastsIndex: 'BROADCAST_RUNNING',
   },
-  sortKeyPrefix: { subscriberMessage: 'MESSAGE#' },
+  sortKeyPrefix: { subscriberMessage: 'MESSAGE#', broadcastListEntry: 'BROADCAST_AT#' },
   entity: {
     message: 'message',
     messagePreferences: 'message_preferences',
     messageOccasion: 'message_occasion',
     unsubscribeLink: 'unsubscribe_link',
+    broadcast: 'broadcast',
+    broadcastListEntry: 'broadcast_list_entry',
   },
 });

@@ -11,6 +11,10 @@ import { SIGN_IN_LINK_LIFETIME_MS } from '../portal-sessions/links.js';
 import { subscriberNotFound } from '../subscribers/repository.js';
 import { queueMessages } from './creation.js';
 import { messagesModule } from './operations.js';
+import { createBroadcast, getBroadcast, listBroadcasts } from './broadcast-handlers.js';
+
+// Each route's Lambda imports its handler by name from this module (DESIGN D13, D23).
+export { createBroadcast, getBroadcast, listBroadcasts };
 import { Message } from './schema.js';
 import { unsubscribeWithToken } from './unsubscribe.js';
 import { recordParser } from '../../store/records.js';
@@ -35,7 +39,9 @@ export const listMessages: OperationHandler<Operations['listMessages']> = async 
   return messageStore.listPage(runtime.store, principal.teamId, project_id, subscriber_id, query, parseMessage);
 };
 
-export const messagesHandlers = { listMessages } satisfies HandlersOf<typeof messagesModule>;
+export const messagesHandlers = { listMessages, createBroadcast, listBroadcasts, getBroadcast } satisfies HandlersOf<
+  typeof messagesModule
+>;
 
 /**
  * The bots' `/start` and `/stop` (DESIGN D32): the subscriber the platform user is linked to can now get bot

@@ -3,11 +3,12 @@ import { Uuid } from '../../schemas/common.js';
 import * as z from '../../schemas/zod.js';
 import { Email } from '../subscribers/schema.js';
 import { ListMessagesQuery, MessageList, MessageProjectParams } from './schema.js';
+import { broadcastOperations } from './broadcast-operations.js';
 
 /**
- * The messages operations (DESIGN D32): the message log of a subscriber (REST only: the interface fixes the tools), and
- * the internal operations of the bots' `/start` and `/stop` commands, "E-mail me a sign-in link" and the unsubscribe
- * page.
+ * The messages operations (DESIGN D32): the message log of a subscriber and the broadcasts (REST only: the interface
+ * fixes the tools), and the internal operations of the bots' `/start` and `/stop` commands, "E-mail me a sign-in link"
+ * and the unsubscribe page.
  */
 export const messagesModule = defineModule({
   folder: 'messages',
@@ -25,6 +26,7 @@ export const messagesModule = defineModule({
       events: [],
       rest: { method: 'GET', path: '/v1/projects/{project_id}/messages', successStatus: 200 },
     }),
+    ...broadcastOperations,
   },
   internal: {
     recordBotCommand: defineInternalOperation({

@@ -19,6 +19,7 @@ import { paymentRecoveryUrl } from './recovery.js';
 import { reachabilityOf } from './creation.js';
 import { sendThroughChannel, type SendFailure } from './channels.js';
 import { createUnsubscribeLink } from './unsubscribe.js';
+import { broadcastTexts, countBroadcastOutcome } from './broadcast-worker.js';
 
 /**
  * The message worker (DESIGN D32): one queue message → one attempt of one message. The attempt is taken first
@@ -51,11 +52,14 @@ export async function processMessageSend(runtime: Runtime, queued: MessageSendMe
   if (!message) return 'skipped';
   const kind = message.kind as MessageKind;
   const channel = message.channel as MessageChannel;
-  const finish = (
+  const finish = async (
     status: string,
     failureReason: string | null,
     extra: { nextAttemptAt?: string; sentAt?: string } = {},
-  ) => messageStore.finish(runtime.store, address, { status, nowIso: nowIso(), failureReason, ...extra });
+  ) => {
+    if (await messageStore.finish(runtime.store, address, { status, nowIso: nowIso(), failureReason, ...extra }))
+      await countBroadcastOutcome(runtime, message, status);
+  };
 
   const reach = await reachabilityOf(runtime, address.teamId, address.projectId, address.subscriberId);
   const recipient =
@@ -112,7 +116,10 @@ export async function processMessageSend(runtime: Runtime, queued: MessageSendMe
   return 'retry_scheduled';
 }
 
-/** The rendering context of a message: its project, subscriber, subscription and plan, and its links. Null when gone. */
+/**
+ * The rendering context of a message: its project, subscriber, subscription and plan, its links and, for a broadcast,
+ * its subject and body. Null when gone.
+ */
 async function messageContext(
   runtime: Runtime,
   address: MessageAddress,
@@ -157,6 +164,6 @@ async function messageContext(
       join: `${integrationsOf(runtime).publicBaseUrl ?? ''}/join/${address.projectId}`,
     },
     grace: graceEnd && typeof message.grace_day === 'number' ? { ends_at: graceEnd, day: message.grace_day } : null,
-    broadcast: null,
+    broadcast: await broadcastTexts(runtime, message),
   };
 }

@@ -8,6 +8,7 @@ import { deliveryAttempts } from '../../store/webhook-deliveries/attempts.js';
 import { endpointSlots } from '../../store/webhook-endpoints/slots.js';
 import { processReplayBatch, type ReplayBatchOutcome } from '../webhook-replays/worker.js';
 import type { MessageSendOutcome } from '../messages/sending.js';
+import type { BroadcastBatchOutcome } from '../messages/broadcast-worker.js';
 import { markDead, processDeadLetterMessage } from './dead-letter.js';
 import { signedDeliveryHeaders } from './fan-out.js';
 import { MAX_ATTEMPT_LOG, MAX_QUEUE_DELAY_SECONDS, leaseTerms } from './policy.js';
@@ -31,7 +32,8 @@ export type ProcessOutcome =
   | 'dead_lettered'
   | 'endpoint_disabled'
   | ReplayBatchOutcome
-  | MessageSendOutcome;
+  | MessageSendOutcome
+  | BroadcastBatchOutcome;
 
 /**
  * Hands a message to the queue when it is due within {@link MAX_QUEUE_DELAY_SECONDS} (15 minutes, SQS
@@ -50,15 +52,17 @@ async function enqueueAt(
 
 /**
  * Handles one queue message (D7, D24, D25, D29): `attempt` (lease + slot → POST → outcome; `deferred` when the cap is
- * full), `dead_letter`, `replay_batch`; duplicates and stale messages → `skipped`. Throws only on store errors and when
+ * full), `dead_letter`, `replay_batch`, `message_send`, `broadcast_batch`; duplicates and stale messages → `skipped`. Throws only on store errors and when
  * the endpoint's secrets do not open (the queue retries).
  */
 export async function processDeliveryMessage(runtime: Runtime, message: PipelineMessage): Promise<ProcessOutcome> {
   if (message.kind === 'replay_batch') return processReplayBatch(runtime, message);
-  // Loaded on first use: esbuild puts the message worker (nodemailer, the SES client, Liquid) in a chunk of its own, so
-  // the dispatcher's entry stays within its bundle budget (DESIGN D23).
+  // Loaded on first use: esbuild puts the message worker and the broadcast jobs (nodemailer, the SES client, Liquid) in
+  // chunks of their own, so the dispatcher's entry stays within its bundle budget (DESIGN D23).
   if (message.kind === 'message_send')
     return (await import('../messages/sending.js')).processMessageSend(runtime, message);
+  if (message.kind === 'broadcast_batch')
+    return (await import('../messages/broadcast-worker.js')).processBroadcastBatch(runtime, message);
   if (message.kind === 'dead_letter') return processDeadLetterMessage(runtime, message);
   // Attempt 1 from fan-out carries what it sends: lease and slot in one transaction, so a success costs 2 requests (3
   // the long way).

@@ -14,6 +14,7 @@ import {
 } from './policy.js';
 import { WORKER_SHARDS, sweptDueMs } from './worker-index.js';
 import { restartStalledReplays } from '../webhook-replays/worker.js';
+import { restartStalledBroadcasts } from '../messages/broadcast-worker.js';
 import { recoveryMessage } from './state-machine.js';
 
 /**
@@ -24,14 +25,14 @@ import { recoveryMessage } from './state-machine.js';
 
 /**
  * Sweeps (every 5 min on AWS, seconds locally; DESIGN D7, D14): re-queues deliveries overdue by `graceMs`, fans out
- * stale outbox events, restarts stopped replay jobs (D25). `graceMs`, `intervalMs`: MILLISECONDS. Returns `requeued`,
- * `fannedOut`, `replays`; throws only on store or queue errors.
+ * stale outbox events, restarts stopped replay jobs (D25) and broadcasts (D32). `graceMs`, `intervalMs`: MILLISECONDS.
+ * Returns `requeued`, `fannedOut`, `replays`, `broadcasts`; throws only on store or queue errors.
  */
 export async function sweep(
   runtime: Runtime,
   graceMs = SWEEP_GRACE_MS,
   intervalMs = SWEEP_INTERVAL_SECONDS * 1000,
-): Promise<{ requeued: number; fannedOut: number; replays: number }> {
+): Promise<{ requeued: number; fannedOut: number; replays: number; broadcasts: number }> {
   const nowMs = runtime.clock.nowMs();
   const spacingMs = Math.max(graceMs, intervalMs);
   // A queue that knows its backlog (the local one): rows due after its oldest waiting message are waiting, not lost.
@@ -75,7 +76,8 @@ export async function sweep(
   );
   const fannedOut = await relayOutbox(runtime, nowMs - graceMs);
   const replays = await restartStalledReplays(runtime, nowMs - graceMs);
-  return { requeued, fannedOut, replays };
+  const broadcasts = await restartStalledBroadcasts(runtime, nowMs - graceMs);
+  return { requeued, fannedOut, replays, broadcasts };
 }
 
 /**
