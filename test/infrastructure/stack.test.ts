@@ -249,9 +249,9 @@ describe('synthesis', () => {
     const run = spawnSync(
       process.execPath,
       ['--input-type=module', '-e', script, pathToFileURL(path.join(chunkDirectory, sdkChunk!)).href],
-      { encoding: 'utf8', timeout: 30_000 },
+      { encoding: 'utf8', timeout: 30_000, maxBuffer: 64 * 1024 * 1024 },
     );
-    expect(run.status, run.stderr).toBe(0);
+    expect(run.status, `${run.stderr} ${String(run.error)} ${run.signal}`).toBe(0);
     expect(run.stdout).toBe('true');
   });
 
@@ -286,9 +286,9 @@ describe('synthesis', () => {
     const run = spawnSync(
       process.execPath,
       ['--input-type=module', '-e', script, ...files.map((file) => pathToFileURL(file).href)],
-      { encoding: 'utf8', timeout: 30_000 },
+      { encoding: 'utf8', timeout: 30_000, maxBuffer: 64 * 1024 * 1024 },
     );
-    expect(run.status, run.stderr).toBe(0);
+    expect(run.status, `${run.stderr} ${String(run.error)} ${run.signal}`).toBe(0);
     const [openapi, unknown, preflight] = JSON.parse(run.stdout);
     expect(openapi.status).toBe(200);
     expect(JSON.parse(openapi.body).openapi).toBe('3.1.0');
