@@ -3,35 +3,18 @@
  * `npm start`, or any server) and SES v2 (on AWS, `MAIL_FROM`). Failures become {@link MailSendError}s; no error or log
  * line carries a message's subject or body.
  */
-import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
-import { createTransport, type NodemailerError, type SendMailOptions } from 'nodemailer';
+import { createTransport, type NodemailerError } from 'nodemailer';
+import { sesMailSender } from '../aws/ses-mail.js';
 import { ConfigurationError, mailConfig } from '../config.js';
 import type { Runtime } from '../runtime.js';
-import { MailSendError, type MailSender, type OutgoingMail } from './port.js';
+import { messageOf } from './message.js';
+import { MailSendError, type MailSender } from './port.js';
 
 /** The sender address of SMTP mail when `MAIL_FROM` is not set (local runs: MailDev accepts any). */
 export const DEFAULT_SMTP_MAIL_FROM = 'members@localhost';
 
 /** Waits of the SMTP transport, in milliseconds: well inside the 30-second budget of the function that sends. */
 const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 };
-
-/**
- * SES v2 error names that are a permanent refusal (never retried): the message, the sender identity or the account is
- * refused until someone changes something.
- */
-const SES_REJECTIONS = new Set([
-  'MessageRejected',
-  'MailFromDomainNotVerifiedException',
-  'AccountSuspendedException',
-  'SendingPausedException',
-  'BadRequestException',
-  'NotFoundException',
-]);
-
-/** The nodemailer message of `mail` from `from`: text, optional HTML, and the extra headers as given. */
-function messageOf(mail: OutgoingMail, from: string): SendMailOptions {
-  return { from, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html, headers: mail.headers };
-}
 
 /**
  * Sends through the SMTP server at `smtpUrl` (`smtp://user:password@host:port`, `smtps://...` for implicit TLS;
@@ -68,49 +51,6 @@ function smtpFailure(error: NodemailerError): MailSendError {
   const code = error.originalCode ?? error.code ?? error.name;
   return new MailSendError('transient', `Could not reach the SMTP server (${code}): ${error.message}`);
 }
-
-/**
- * Sends through Amazon SES v2 (`SendEmail` with the raw MIME message) from the verified address `from`, with the
- * function's credentials and region. Throttling, quotas, 5xx and network failures throw a `transient`
- * {@link MailSendError}; `MessageRejected`, an unverified or suspended sender and other 4xx refusals a `rejected` one.
- * Resolves with SES's message id (the one its bounce and complaint notifications name).
- */
-export function sesMailSender(from: string): MailSender {
-  const transport = createTransport({ SES: { sesClient: new SESv2Client({}), SendEmailCommand } });
-  return {
-    async send(mail) {
-      try {
-        const info = await transport.sendMail(messageOf(mail, from));
-        return { messageId: info.response };
-      } catch (error) {
-        throw sesFailure(error as SesError);
-      }
-    },
-  };
-}
-
-/** What an AWS SDK v3 service error carries (network errors carry no metadata). */
-interface SesError extends Error {
-  $metadata?: { httpStatusCode?: number };
-  $retryable?: { throttling?: boolean };
-  $response?: { headers?: Record<string, string | undefined> };
-}
-
-/** The {@link MailSendError} of an SES failure, with the `Retry-After` seconds when the answer carried them. */
-function sesFailure(error: SesError): MailSendError {
-  const status = error.$metadata?.httpStatusCode;
-  const transient =
-    !SES_REJECTIONS.has(error.name) &&
-    (error.$retryable !== undefined || status === undefined || status === 429 || status >= 500 || isQuota(error));
-  const message = `SES refused the message (${error.name}${status ? `, HTTP ${status}` : ''}): ${error.message}`;
-  if (!transient) return new MailSendError('rejected', message);
-  const retryAfter = Number(error.$response?.headers?.['retry-after']);
-  return new MailSendError('transient', message, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : null);
-}
-
-/** SES's sending-rate and daily-quota refusals (HTTP 4xx, yet over once the window passes). */
-const isQuota = (error: SesError): boolean =>
-  error.name === 'TooManyRequestsException' || error.name === 'LimitExceededException';
 
 /**
  * The sender the environment configures (`shared/config.ts`): `SMTP_URL` → SMTP (from `MAIL_FROM`, default

@@ -20,10 +20,10 @@ import {
   DEFAULT_SMTP_MAIL_FROM,
   mailSenderFromEnvironment,
   mailSenderOf,
-  sesMailSender,
   smtpMailSender,
 } from '../../shared/mail/nodemailer.js';
 import { startCapturingSmtpServer, type CapturingSmtpServer } from '../support/mail.js';
+import { sesMailSender } from '../../shared/aws/ses-mail.js';
 
 const UNSUBSCRIBE_URL = 'https://members.example.com/unsubscribe/abc123';
 const mail = (to: string): OutgoingMail => ({
