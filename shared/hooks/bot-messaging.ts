@@ -1,11 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { messagesInternalHandlers } from '../domain/messages/handlers.js';
 import { messagesModule } from '../domain/messages/operations.js';
-import { derivedIdempotencyKey } from '../limits/idempotency.js';
 import { anyHandler } from '../operations/handler.js';
-import { invokeOperation } from '../operations/invoke.js';
 import type { Runtime } from '../runtime.js';
-import { hookPrincipal } from './principal.js';
+import { runBotCommand } from './bot-command.js';
 
 /**
  * The bots' `/start` and `/stop` (DESIGN D32, D35): `recordBotCommand` run by the pipeline as the verified hook, its
@@ -26,23 +23,12 @@ export async function botMessagingCommand(
 ): Promise<{ found: boolean }> {
   const operation = messagesModule.internal.recordBotCommand;
   const input = { project_id: command.projectId, platform_user_id: command.platformUserId, command: command.command };
-  const outcome = await invokeOperation({
+  return (await runBotCommand(
     runtime,
-    principal: hookPrincipal(command.teamId, command.source),
+    command,
     operation,
-    handler: anyHandler(messagesInternalHandlers.recordBotCommand),
-    surface: 'portal',
-    requestId: `${command.source}:${command.eventId ?? randomUUID()}`,
-    decode: () => ({
-      input,
-      idempotencyKey:
-        command.eventId === null
-          ? null
-          : derivedIdempotencyKey(`${command.source}:${command.projectId}:${command.command}:${command.eventId}`),
-      fingerprint: [`hook:${command.source}`, operation.id, JSON.stringify(input)],
-      cursorField: 'body.cursor',
-    }),
-  });
-  if (!outcome.ok) throw new Error(`${operation.id} failed: ${outcome.problem.code}`);
-  return outcome.result as { found: boolean };
+    anyHandler(messagesInternalHandlers.recordBotCommand),
+    input,
+    `${command.command}:`,
+  )) as { found: boolean };
 }

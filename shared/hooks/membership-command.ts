@@ -1,12 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import type { SubscriptionStatus } from '../catalogues/subscription-statuses.js';
 import { portalSessionsInternalHandlers } from '../domain/portal-sessions/internal-handlers.js';
 import { portalSessionsInternalOperations } from '../domain/portal-sessions/internal-operations.js';
-import { derivedIdempotencyKey } from '../limits/idempotency.js';
-import { invokeOperation } from '../operations/invoke.js';
 import { anyHandler } from '../operations/handler.js';
 import type { Runtime } from '../runtime.js';
-import { hookPrincipal } from './principal.js';
+import { runBotCommand } from './bot-command.js';
 
 /** What the bot answers a platform user (see {@link membershipCommand}). */
 type MembershipCommandAnswer =
@@ -32,23 +29,11 @@ export async function membershipCommand(
   // Imported by name, not through the registry, so a hook's bundle holds only this operation (DESIGN D23).
   const operation = portalSessionsInternalOperations.answerMembershipCommand;
   const input = { project_id: command.projectId, platform_user_id: command.platformUserId };
-  const outcome = await invokeOperation({
+  return (await runBotCommand(
     runtime,
-    principal: hookPrincipal(command.teamId, command.source),
+    command,
     operation,
-    handler: anyHandler(portalSessionsInternalHandlers.answerMembershipCommand),
-    surface: 'portal',
-    requestId: `${command.source}:${command.eventId ?? randomUUID()}`,
-    decode: () => ({
-      input,
-      idempotencyKey:
-        command.eventId === null
-          ? null
-          : derivedIdempotencyKey(`${command.source}:${command.projectId}:${command.eventId}`),
-      fingerprint: [`hook:${command.source}`, operation.id, JSON.stringify(input)],
-      cursorField: 'body.cursor',
-    }),
-  });
-  if (!outcome.ok) throw new Error(`${operation.id} failed: ${outcome.problem.code}`);
-  return outcome.result as MembershipCommandAnswer;
+    anyHandler(portalSessionsInternalHandlers.answerMembershipCommand),
+    input,
+  )) as MembershipCommandAnswer;
 }
