@@ -1,4 +1,4 @@
-import { ITEM_ABSENT, conditionally } from './expressions.js';
+import { ITEM_ABSENT, conditionally, setFields } from './expressions.js';
 import { entity, keys, sortKeyPrefix } from './keys.js';
 import { queryPage, type Page } from './pages.js';
 import type { Item, Key } from './requests.js';
@@ -99,24 +99,20 @@ export const messageStore = {
     address: MessageAddress,
     outcome: { status: string; nowIso: string; failureReason: string | null; nextAttemptAt?: string; sentAt?: string },
   ): Promise<boolean> {
-    const fields: Record<string, unknown> = {
+    const set = setFields({
       status: outcome.status,
       updated_at: outcome.nowIso,
       failure_reason: outcome.failureReason,
       next_attempt_at: outcome.nextAttemptAt ?? null,
-      ...(outcome.sentAt ? { sent_at: outcome.sentAt } : {}),
-    };
-    const names = Object.fromEntries(Object.keys(fields).map((field, index) => [`#f${index}`, field]));
-    const values = Object.fromEntries(Object.values(fields).map((value, index) => [`:f${index}`, value]));
+      sent_at: outcome.sentAt,
+    });
     return conditionally(
       store.update({
         Key: messageKey(address),
-        UpdateExpression: `SET ${Object.keys(fields)
-          .map((_, index) => `#f${index} = :f${index}`)
-          .join(', ')}`,
+        UpdateExpression: `SET ${set.clause}`,
         ConditionExpression: '#status = :sending',
-        ExpressionAttributeNames: { ...names, '#status': 'status' },
-        ExpressionAttributeValues: { ...values, ':sending': 'sending' },
+        ExpressionAttributeNames: set.names,
+        ExpressionAttributeValues: { ...set.values, ':sending': 'sending' },
       }),
     );
   },
