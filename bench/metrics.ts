@@ -130,6 +130,7 @@ async function seedTeam(
       provider_payment_id: null,
       billing_reason: 'subscription_create',
       mismatch: null,
+      discount: null,
       created_at: at,
       updated_at: at,
     });

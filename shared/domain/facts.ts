@@ -6,6 +6,7 @@ import { groupsFacts } from './groups/facts.js';
 import { membersFacts } from './members/facts.js';
 import { messagesFacts } from './messages/facts.js';
 import { messageTemplatesFacts } from './message-templates/facts.js';
+import { couponsFacts } from './coupons/facts.js';
 import { metricsFacts } from './metrics/facts.js';
 import { paymentsFacts } from './payments/facts.js';
 import { plansFacts } from './plans/facts.js';
@@ -49,4 +50,5 @@ export const FACTS = [
   metricsFacts,
   messagesFacts,
   messageTemplatesFacts,
+  couponsFacts,
 ] as const;

@@ -24,6 +24,7 @@ import { webhookReplaysHandlers } from './webhook-replays/handlers.js';
 import { metricsHandlers } from './metrics/handlers.js';
 import { messagesHandlers, messagesInternalHandlers } from './messages/handlers.js';
 import { messageTemplatesHandlers } from './message-templates/handlers.js';
+import { couponsHandlers } from './coupons/handlers.js';
 import { portalSessionsInternalHandlers } from './portal-sessions/internal-handlers.js';
 import { membersInternalHandlers } from './members/internal-handlers.js';
 import { tokensInternalHandlers } from './tokens/internal-handlers.js';
@@ -49,6 +50,7 @@ const HANDLERS = {
   ...paymentsHandlers,
   ...metricsHandlers,
   ...messageTemplatesHandlers,
+  ...couponsHandlers,
   ...tokensHandlers,
   ...activityHandlers,
   ...billingHandlers,

@@ -22,6 +22,7 @@ import { webhookReplaysModule } from './webhook-replays/operations.js';
 import { metricsModule } from './metrics/operations.js';
 import { messagesModule } from './messages/operations.js';
 import { messageTemplatesModule } from './message-templates/operations.js';
+import { couponsModule } from './coupons/operations.js';
 
 /**
  * The list of object modules (DESIGN §2, D13): metadata only (operation definitions), so `lib/` may
@@ -38,6 +39,7 @@ export const MODULES = [
   projectsModule,
   plansModule,
   checkoutSessionsModule,
+  couponsModule,
   accessCodesModule,
   subscribersModule,
   portalSessionsModule,

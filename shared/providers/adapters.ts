@@ -2,7 +2,8 @@ import { integrationsOf, type IntegrationSettings } from '../integrations.js';
 import type { Store } from '../store/store.js';
 import { manualPaymentProvider } from './manual.js';
 import type { PaymentProviderAdapters } from './payment-provider.js';
-import { stripePaymentProvider } from './stripe.js';
+import { stripeClientOf, stripePaymentProvider } from './stripe.js';
+import { stripeDiscounts } from './stripe-discounts.js';
 
 /**
  * What the service's payment-provider adapters need of a runtime: the store (credentials) and its integration settings
@@ -20,8 +21,9 @@ export interface PaymentProviderRuntime {
  * failing or flaky adapters; without one they use these.
  */
 export function paymentProviderAdapters(runtime: PaymentProviderRuntime): PaymentProviderAdapters {
+  const stripe = { store: runtime.store, settings: () => integrationsOf(runtime) };
   return {
     manual: manualPaymentProvider,
-    stripe: stripePaymentProvider({ store: runtime.store, settings: () => integrationsOf(runtime) }),
+    stripe: { ...stripePaymentProvider(stripe), discounts: stripeDiscounts(stripeClientOf(stripe)) },
   };
 }

@@ -126,6 +126,10 @@ export interface CheckoutSessionRequest {
   client_reference_id: string | null;
   success_url: string;
   cancel_url: string;
+  /** A promotion code of ours to apply (upper case; DESIGN D33), or null. */
+  promotion_code: string | null;
+  /** Its id at the provider (Stripe `promo_...`), or null. */
+  provider_promotion_code_id: string | null;
   idempotency_key: string;
 }
 
@@ -180,6 +184,62 @@ export interface PaymentProviderAdapter {
    * `hosted_invoice_url`); `url` null when the provider has none or nothing is open.
    */
   openInvoiceUrl(request: OpenInvoiceRequest): Promise<{ ok: true; url: string | null } | ProviderFailure>;
+  /** Its discount catalogue, when it bills discounts itself (see {@link ProviderDiscounts}). */
+  readonly discounts?: ProviderDiscounts;
+}
+
+/** A coupon to create at the provider before it is stored (DESIGN D33); amounts in minor units. */
+export interface ProviderCouponRequest {
+  team_id: string;
+  project_id: string;
+  /** Our coupon id, also its id at the provider (a retry finds the coupon it created). */
+  coupon_id: string;
+  name: string;
+  percent_off: number | null;
+  amount_off: number | null;
+  currency: string | null;
+  duration: 'once' | 'repeating' | 'forever';
+  duration_in_months: number | null;
+  max_redemptions: number | null;
+  /** ISO 8601, or null. */
+  redeem_by: string | null;
+  /** The plans it applies to (empty: every plan). */
+  plan_ids: string[];
+}
+
+/** A promotion code of a coupon to create at the provider. */
+export interface ProviderPromotionCodeRequest {
+  team_id: string;
+  project_id: string;
+  coupon_id: string;
+  code: string;
+  first_time_transaction: boolean;
+  max_redemptions: number | null;
+  /** ISO 8601, or null. */
+  expires_at: string | null;
+  /** The same key for the same code: a retry creates it once. */
+  idempotency_key: string;
+}
+
+/** A coupon or promotion code to stop at the provider (`promotion_code_ids`: the provider's ids of its codes). */
+export interface ProviderArchiveRequest {
+  team_id: string;
+  project_id: string;
+  /** The coupon to delete at the provider (discounts already applied stay), or null to archive codes only. */
+  coupon_id: string | null;
+  provider_promotion_code_ids: string[];
+}
+
+/**
+ * The discount catalogue of a provider that bills discounts itself (Stripe's Coupons and PromotionCodes, DESIGN D33);
+ * absent for `manual`, whose discounts are applied to recorded payments.
+ */
+export interface ProviderDiscounts {
+  createCoupon(request: ProviderCouponRequest): Promise<{ ok: true } | ProviderFailure>;
+  createPromotionCode(
+    request: ProviderPromotionCodeRequest,
+  ): Promise<{ ok: true; provider_promotion_code_id: string } | ProviderFailure>;
+  archive(request: ProviderArchiveRequest): Promise<{ ok: true } | ProviderFailure>;
 }
 
 /** Which subscription's open invoice to find at the provider. */

@@ -48,7 +48,7 @@ function redactStripeSecrets(text: string): string {
  * are not the SDK's are thrown again (the caller treats them as unexpected). `errors`: the loaded SDK's
  * error classes (`client.errors`).
  */
-function stripeFailure(errors: StripeErrors, error: unknown, action: string): ProviderFailure {
+export function stripeFailure(errors: StripeErrors, error: unknown, action: string): ProviderFailure {
   if (!(error instanceof errors.StripeError)) throw error;
   const code = error.code ?? null;
   if (error instanceof errors.StripeConnectionError)
@@ -202,13 +202,11 @@ export interface StripeAdapterDependencies {
   settings: () => IntegrationSettings;
 }
 
-/**
- * The Stripe `PaymentProviderAdapter` (D22): plan sync (Product upserted by {@link stripeProductId}; a Price is never
- * edited: a new one, amounts in minor units, replaces and deactivates it), refunds of the PaymentIntent, subscription
- * changes, checkout and billing portal sessions. No credential: non-retryable failure.
- */
-export function stripePaymentProvider(dependencies: StripeAdapterDependencies): PaymentProviderAdapter {
-  const clientOf = async (target: { team_id: string; project_id: string }): Promise<Stripe | ProviderFailure> => {
+/** The Stripe client of a project (its stored key), or the non-retryable failure naming the fix when it has none. */
+export function stripeClientOf(
+  dependencies: StripeAdapterDependencies,
+): (target: { team_id: string; project_id: string }) => Promise<Stripe | ProviderFailure> {
+  return async (target) => {
     const settings = dependencies.settings();
     const credential = await openCredential(
       dependencies.store,
@@ -228,6 +226,15 @@ export function stripePaymentProvider(dependencies: StripeAdapterDependencies): 
     }
     return stripeClient(settings, secretKey);
   };
+}
+
+/**
+ * The Stripe `PaymentProviderAdapter` (D22): plan sync (Product upserted by {@link stripeProductId}; a Price is never
+ * edited: a new one, amounts in minor units, replaces and deactivates it), refunds of the PaymentIntent, subscription
+ * changes, checkout and billing portal sessions. No credential: non-retryable failure.
+ */
+export function stripePaymentProvider(dependencies: StripeAdapterDependencies): PaymentProviderAdapter {
+  const clientOf = stripeClientOf(dependencies);
 
   const syncProduct = async (
     client: Stripe,
@@ -362,7 +369,11 @@ export function stripePaymentProvider(dependencies: StripeAdapterDependencies): 
     async createCheckoutSession(request): Promise<CheckoutSessionResult> {
       const client = await clientOf(request);
       if ('ok' in client) return client;
-      const metadata = { project_id: request.project_id, plan_id: request.plan_id };
+      const metadata = {
+        project_id: request.project_id,
+        plan_id: request.plan_id,
+        ...(request.promotion_code ? { promotion_code: request.promotion_code } : {}),
+      };
       try {
         const session = await client.checkout.sessions.create(
           {
@@ -377,6 +388,9 @@ export function stripePaymentProvider(dependencies: StripeAdapterDependencies): 
                   },
                 }
               : { payment_intent_data: { metadata } }),
+            ...(request.provider_promotion_code_id
+              ? { discounts: [{ promotion_code: request.provider_promotion_code_id }] }
+              : {}),
             ...(request.customer_email ? { customer_email: request.customer_email } : {}),
             ...(request.client_reference_id ? { client_reference_id: request.client_reference_id } : {}),
             success_url: request.success_url,

@@ -22,6 +22,7 @@ export function samplePayment(at: string, fields: Partial<Payment> = {}): Paymen
     provider_payment_id: null,
     billing_reason: 'renewal',
     mismatch: null,
+    discount: null,
     created_at: at,
     updated_at: at,
     ...fields,

@@ -40,6 +40,7 @@ function subscription(fields: Partial<Subscription>): Subscription {
     cancellation_reason: null,
     invite_links: [],
     grace_period_end: null,
+    discount: null,
     status_changed_at: iso(T0),
     created_at: iso(T0),
     updated_at: iso(T0),

@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Principal } from '../../auth/principal.js';
+import type { Clock } from '../../clock.js';
 import { ProblemError } from '../../errors.js';
 import { integrationsOf, type IntegrationRuntime } from '../../integrations.js';
 import { logger } from '../../logger.js';
@@ -10,6 +11,7 @@ import type {
 } from '../../providers/payment-provider.js';
 import { retryPolicyOf, retryWhile, type RetryPolicy } from '../../retry.js';
 import type { Store } from '../../store/store.js';
+import { redeemableCode } from '../coupons/redemption.js';
 import { archivedConflict } from '../plans/decisions.js';
 import { loadPlan, projectOfPlan } from '../plans/repository.js';
 import type { CheckoutSession } from './schema.js';
@@ -23,6 +25,8 @@ export interface CheckoutInput {
   cancelUrl?: string | null;
   /** Our reference of the buyer (Stripe `client_reference_id`). */
   clientReferenceId?: string | null;
+  /** A promotion code of the project, as typed (D33): checked here, applied and billed by Stripe. */
+  promotionCode?: string | null;
   /**
    * The caller's idempotency key (the request's `Idempotency-Key`): the same key and input give the same provider
    * session. Null: a new session every time.
@@ -71,7 +75,7 @@ function redirectUrls(
  * URL, Stripe's refusal); PROVIDER_UNAVAILABLE.
  */
 export async function startCheckout(
-  runtime: { store: Store } & IntegrationRuntime,
+  runtime: { store: Store; clock: Clock } & IntegrationRuntime,
   principal: Principal,
   planId: string,
   input: CheckoutInput,
@@ -106,6 +110,24 @@ export async function startCheckout(
   if (!adapter)
     throw new ProblemError('PROVIDER_UNAVAILABLE', 'No Stripe adapter is available; no checkout was created.');
   const urls = redirectUrls(runtime, project.id, input);
+  const offer = input.promotionCode
+    ? await redeemableCode(
+        runtime.store,
+        principal.teamId,
+        project.id,
+        input.promotionCode,
+        plan,
+        runtime.clock.nowMs(),
+      )
+    : null;
+  if (offer && !offer.code.provider_promotion_code_id)
+    throw new ProblemError(
+      'VALIDATION_FAILED',
+      `The code ${offer.code.code} is not known to Stripe (it was made before the project connected Stripe); make a new code.`,
+      {
+        errors: [{ path: 'promotion_code', message: 'not known to Stripe' }],
+      },
+    );
   const fields = {
     mode: plan.interval === 'one_time' ? 'payment' : 'subscription',
     trial_days: plan.interval === 'one_time' ? 0 : plan.trial_days,
@@ -113,6 +135,8 @@ export async function startCheckout(
     client_reference_id: input.clientReferenceId ?? null,
     success_url: urls.success,
     cancel_url: urls.cancel,
+    promotion_code: offer?.code.code ?? null,
+    provider_promotion_code_id: offer?.code.provider_promotion_code_id ?? null,
   } as const;
   // The same caller key, plan price and fields give the same Stripe session (a retry after a lost answer);
   // without a caller key every call is a new checkout (two buyers never share one).

@@ -14,7 +14,13 @@ export const createCheckoutSession: OperationHandler<Operations['createCheckoutS
     runtime,
     principal,
     id,
-    { customerEmail: body.customer_email, successUrl: body.success_url, cancelUrl: body.cancel_url, idempotencyKey },
+    {
+      customerEmail: body.customer_email,
+      successUrl: body.success_url,
+      cancelUrl: body.cancel_url,
+      promotionCode: body.promotion_code,
+      idempotencyKey,
+    },
     { adapters: paymentProviderAdapters(runtime) },
   );
 

@@ -1,3 +1,4 @@
+import { PromotionCodeText } from '../coupons/schema.js';
 import * as z from '../../schemas/zod.js';
 import { Timestamp, Uuid } from '../../schemas/common.js';
 import { Email } from '../subscribers/schema.js';
@@ -22,6 +23,13 @@ export const CreateCheckoutSessionRequest = z.strictObject({
   cancel_url: z.optional(
     RedirectUrl.check(
       z.describe('Where the buyer lands after giving up; default the project\u2019s join page `/join/{project_id}`.'),
+    ),
+  ),
+  promotion_code: z.optional(
+    PromotionCodeText.check(
+      z.describe(
+        'A promotion code of the project to apply (Stripe bills the discount); an unknown, expired, used-up or other plan’s code is VALIDATION_FAILED naming why.',
+      ),
     ),
   ),
 });

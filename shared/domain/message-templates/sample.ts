@@ -95,6 +95,7 @@ function sampleSubscription(kind: MessageKind, plan: Plan, subscriber: Subscribe
     plan_id: plan.id,
     status,
     grace_period_end: status === 'past_due' ? at(DEFAULT_GRACE_DAYS) : null,
+    discount: null,
     previous_status: null,
     has_access: status !== 'canceled' && status !== 'paused',
     source: 'provider',

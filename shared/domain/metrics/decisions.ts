@@ -1,4 +1,5 @@
 import { SUBSCRIPTION_STATUSES, type SubscriptionStatus } from '../../catalogues/subscription-statuses.js';
+import { discountedAmount } from '../coupons/decisions.js';
 import type { Payment } from '../payments/schema.js';
 import type { Plan, PlanPriceVersion } from '../plans/schema.js';
 import type { Subscription } from '../subscriptions/schema.js';
@@ -25,7 +26,8 @@ export type CountedPrice = Pick<PlanPriceVersion, 'amount' | 'currency' | 'inter
 
 /** A subscription with the billing terms it is counted at. */
 export interface CountedSubscription {
-  subscription: Pick<Subscription, 'status' | 'ends_at' | 'payment_provider' | 'status_changed_at'>;
+  subscription: Pick<Subscription, 'status' | 'ends_at' | 'payment_provider' | 'status_changed_at'> &
+    Partial<Pick<Subscription, 'discount'>>;
   price: CountedPrice;
 }
 
@@ -64,7 +66,8 @@ export function monthlyAmount(price: CountedPrice): number | null {
 /**
  * The monthly recurring revenue of one subscription, or null when it counts none: counted while
  * `active`, `pending_cancellation` or `past_due`, billed through a payment provider (creator grants and
- * free plans bring none), open-ended (a fixed term, e.g. from an access code, is excluded) and recurring.
+ * free plans bring none), open-ended (a fixed term, e.g. from an access code, is excluded) and recurring;
+ * at the discounted price while it carries a discount (D33).
  */
 export function recurringRevenueOf({
   subscription,
@@ -76,7 +79,9 @@ export function recurringRevenueOf({
     subscription.ends_at !== null
   )
     return null;
-  const amount = monthlyAmount(price);
+  const discount = subscription.discount;
+  const paid = discount ? { ...price, amount: discountedAmount(price.amount, price.currency, discount) } : price;
+  const amount = monthlyAmount(paid);
   return amount ? { currency: price.currency, amount } : null;
 }
 

@@ -1,3 +1,4 @@
+import { discountedAmount } from '../coupons/decisions.js';
 import type { SubscriptionStatus } from '../../catalogues/subscription-statuses.js';
 import { ProblemError, type FieldError } from '../../errors.js';
 import { priceOf } from '../metrics/decisions.js';
@@ -92,10 +93,11 @@ export function decideSettlement(
  */
 export function priceMismatch(
   paid: Pick<Payment, 'amount' | 'currency' | 'billing_reason'>,
-  subscription: Pick<Subscription, 'price_version'>,
+  subscription: Pick<Subscription, 'price_version'> & Partial<Pick<Subscription, 'discount'>>,
   plan: Pick<Plan, 'amount' | 'currency' | 'interval' | 'interval_count' | 'price_history'>,
   checkAmount: boolean,
 ): PaymentMismatch | null {
+  const discount = subscription.discount;
   const subscribed = priceOf(plan, subscription.price_version);
   const prices = paid.billing_reason === 'renewal' ? [plan, subscribed] : [subscribed];
   // The price named when nothing matches: a renewal's is the plan's current price, a first payment's its version's.
@@ -103,7 +105,10 @@ export function priceMismatch(
   const sameCurrency = prices.filter((price) => price.currency === paid.currency);
   if (sameCurrency.length === 0)
     return { expected_amount: named.amount, expected_currency: named.currency, reason: 'currency' };
-  const least = Math.min(...sameCurrency.map((price) => price.amount));
+  // While the subscription carries a discount (D33), its discounted price is what it owes.
+  const owed = (price: { amount: number; currency: string }) =>
+    discount ? discountedAmount(price.amount, price.currency, discount) : price.amount;
+  const least = Math.min(...sameCurrency.map(owed));
   if (checkAmount && paid.amount < least)
     return { expected_amount: least, expected_currency: paid.currency, reason: 'amount_below_price' };
   return null;

@@ -17,7 +17,7 @@ import { eventData, eventOf, writeNewPayment, writePaymentUpdate } from './write
 import type { Plan } from '../plans/schema.js';
 import type { Subscription } from '../subscriptions/schema.js';
 import type { SubscriptionTrigger } from '../subscriptions/state-machine.js';
-import type { BillingReason, Payment, PaymentMismatch } from './schema.js';
+import type { BillingReason, Payment, PaymentDiscount, PaymentMismatch } from './schema.js';
 
 /**
  * Payments a provider reports (DESIGN D16, D22): through its inbound events, found again by the provider's payment id.
@@ -42,6 +42,8 @@ export interface ProviderPaymentReport {
    * legitimately differs). Another currency always flags a succeeded payment ({@link priceMismatch}).
    */
   checkAmount: boolean;
+  /** What the provider's coupons took off (minor units; 0: none), recorded with the subscription's discount. */
+  discountAmount?: number;
   /** False: record the payment but move no subscription (an event older than one already applied, DESIGN D15). */
   drivesSubscription: boolean;
   /** The caller's writes in the same transaction (e.g. the provider subscription's last applied event). */
@@ -123,6 +125,7 @@ export async function recordProviderPayment(
             nowIso,
           });
           payment.mismatch = mismatchOf(report, payment, subscription, plan);
+          payment.discount = paymentDiscountOf(subscription.discount, report.discountAmount ?? 0);
           return decisionOf(report, payment, subscription);
         },
         (tx, change) => {
@@ -141,6 +144,13 @@ export async function recordProviderPayment(
         ),
     },
   );
+}
+
+/** What a provider's discount of `amount` (minor units) was, under the subscription's coupon; null when none. */
+export function paymentDiscountOf(discount: Subscription['discount'], amount: number): PaymentDiscount | null {
+  return discount && amount > 0
+    ? { coupon_id: discount.coupon_id, promotion_code: discount.promotion_code, amount }
+    : null;
 }
 
 /** The mismatch of a reported payment with its plan's price: only a succeeded payment is checked. */

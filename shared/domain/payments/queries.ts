@@ -40,6 +40,7 @@ export function toPayment(item: Item): Payment {
     provider_payment_id: stored.provider_payment_id ?? null,
     billing_reason: stored.billing_reason,
     mismatch: stored.mismatch ?? null,
+    discount: stored.discount ?? null,
     created_at: stored.created_at,
     updated_at: stored.updated_at,
   };

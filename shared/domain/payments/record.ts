@@ -8,7 +8,12 @@ import { Payment } from './schema.js';
  * `provider_payment_id` and `mismatch` tolerated absent (read as 0, null and null). `revision` and `provider_refund_id` are
  * read by the writes, not here.
  */
-const StoredPayment = z.partial(Payment, { amount_refunded: true, provider_payment_id: true, mismatch: true });
+const StoredPayment = z.partial(Payment, {
+  amount_refunded: true,
+  provider_payment_id: true,
+  mismatch: true,
+  discount: true,
+});
 
 /** Parses a payment item (throws StoredRecordError naming its key when it does not match). */
 export const parseStoredPayment = recordParser(entity.payment, StoredPayment);

@@ -15,7 +15,7 @@ import { changeSubscriptionWith } from '../subscriptions/transitions.js';
 import type { Subscription } from '../subscriptions/schema.js';
 import { AWAITING_FIRST_PAYMENT, invalid, paymentTrigger } from './decisions.js';
 import { writeNewPayment } from './writes.js';
-import type { BillingReason, Payment, PaymentMismatch, RecordPaymentRequest } from './schema.js';
+import type { BillingReason, Payment, PaymentDiscount, PaymentMismatch, RecordPaymentRequest } from './schema.js';
 
 /** Recording payments (DESIGN D16): the one builder of new payments, and the creator's recorded `manual` payments. */
 
@@ -58,6 +58,7 @@ export function newPayment(facts: {
   billingReason: BillingReason;
   nowIso: string;
   mismatch?: PaymentMismatch | null;
+  discount?: PaymentDiscount | null;
 }): Payment {
   return {
     id: facts.id,
@@ -72,6 +73,7 @@ export function newPayment(facts: {
     provider_payment_id: facts.providerPaymentId,
     billing_reason: facts.billingReason,
     mismatch: facts.mismatch ?? null,
+    discount: facts.discount ?? null,
     created_at: facts.nowIso,
     updated_at: facts.nowIso,
   };

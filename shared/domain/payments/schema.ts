@@ -64,6 +64,17 @@ export const PaymentMismatch = z
 /** A payment's mismatch with its plan's price (see {@link PaymentMismatch}). */
 export type PaymentMismatch = z.infer<typeof PaymentMismatch>;
 
+/** What a coupon took off one payment (DESIGN D33): the coupon, the code redeemed, the amount in the minor unit. */
+export const PaymentDiscount = z
+  .object({
+    coupon_id: Uuid,
+    promotion_code: z.nullable(z.string()),
+    amount: z.number().check(z.int(), z.nonnegative(), z.describe('Taken off this payment, in the minor unit.')),
+  })
+  .register(z.globalRegistry, { id: 'PaymentDiscount' });
+/** A payment's discount (see {@link PaymentDiscount}). */
+export type PaymentDiscount = z.infer<typeof PaymentDiscount>;
+
 /** A subscriber's payment, as the API returns it and `payment.*` events carry it (DESIGN D16). */
 export const Payment = z
   .object({
@@ -87,6 +98,9 @@ export const Payment = z
           'Set when a provider reported a payment whose currency or amount does not match the plan\u2019s price: it moves no subscription until accepted (POST /v1/payments/{id}/accept). null: it matches, or was accepted.',
         ),
       ),
+    discount: z
+      .nullable(PaymentDiscount)
+      .check(z.describe('What a coupon took off this payment; null: paid at full price.')),
     created_at: Timestamp,
     updated_at: Timestamp,
   })

@@ -17,8 +17,10 @@ import type { Subscriber } from '../subscribers/schema.js';
 import { DAY_MS } from '../subscriptions/lifecycle.js';
 import { applyPlatformAccess, type PlatformAccessFollowUp } from '../subscriptions/platform-access.js';
 import { addSubscriptionCreation, newSubscription, requireSubscribable } from '../subscriptions/creation.js';
+import { discountAfter } from '../coupons/decisions.js';
+import { countRedemption, providerDiscount } from '../coupons/redemption.js';
 import { priceMismatch } from './decisions.js';
-import { recordProviderPayment } from './provider-payments.js';
+import { paymentDiscountOf, recordProviderPayment } from './provider-payments.js';
 import { newPayment } from './recording.js';
 import { addPaymentOfNewSubscription } from './writes.js';
 import type { Payment } from './schema.js';
@@ -61,6 +63,23 @@ function subscriberInput(session: Stripe.Checkout.Session, customerId: string | 
   if (parsed.success) return parsed.data;
   const fallback = CreateSubscriberRequest.safeParse({ provider_customer_id: customerId ?? undefined });
   return fallback.success ? fallback.data : { consent: false };
+}
+
+/**
+ * The project's coupon Stripe applied to a completed session (our code in `metadata.promotion_code`, or the coupon and
+ * promotion code ids of `discounts`), with the discount it starts at `startIso`; null without one.
+ */
+async function checkoutOffer(context: EventContext, session: Stripe.Checkout.Session, startIso: string) {
+  const applied = session.discounts?.[0];
+  const codeText = session.metadata?.promotion_code ?? null;
+  if (!applied && !codeText) return null;
+  return providerDiscount(
+    context.runtime.store,
+    context.principal.teamId,
+    context.projectId,
+    { couponId: idOf(applied?.coupon), promotionCodeId: idOf(applied?.promotion_code), codeText },
+    startIso,
+  );
 }
 
 /**
@@ -119,13 +138,14 @@ export async function checkoutCompleted(
   const trialDays = session.mode === 'subscription' && plan.interval !== 'one_time' ? plan.trial_days : 0;
   const nowMs = runtime.clock.nowMs();
   const paid = { amount: session.amount_total ?? 0, currency: (session.currency ?? '').toUpperCase() };
+  const offer = await checkoutOffer(context, session, isoTime(nowMs));
   // A paid session whose currency or amount does not match the plan's price: the payment is recorded flagged and the
   // subscription waits (pending) for the creator's acceptance.
   const mismatch =
     paymentStatus === 'succeeded'
       ? priceMismatch(
           { ...paid, billing_reason: 'subscription_create' },
-          { price_version: plan.price_version },
+          { price_version: plan.price_version, discount: offer?.discount ?? null },
           plan,
           true,
         )
@@ -145,6 +165,9 @@ export async function checkoutCompleted(
       firstPayment: (paymentStatus === 'succeeded' && !mismatch) || trialDays > 0 ? 'succeeded' : 'pending',
     },
   });
+  subscription.discount = offer
+    ? discountAfter(offer.discount, subscription.current_period_start, subscription.current_period_end)
+    : null;
   const now = isoTime(nowMs);
   const payment: Payment | null = paymentStatus
     ? newPayment({
@@ -157,6 +180,7 @@ export async function checkoutCompleted(
         billingReason: 'subscription_create',
         nowIso: now,
         mismatch,
+        discount: paymentDiscountOf(offer?.discount ?? null, session.total_details?.amount_discount ?? 0),
       })
     : null;
   let followUp: PlatformAccessFollowUp | null = null;
@@ -166,6 +190,8 @@ export async function checkoutCompleted(
         addPaymentOfNewSubscription(tx, teamId, payment, { before: null, after: subscription, subscriber, plan });
         putProviderPaymentRef(tx, teamId, payment, STRIPE, paymentIntentId!);
       }
+      // Stripe applied the code already: it is counted, never refused.
+      if (offer) countRedemption(tx, teamId, offer, now, false);
       if (customerId && prepared) {
         putProviderCustomer(tx, teamId, projectId, STRIPE, customerId, subscriber.id);
       }

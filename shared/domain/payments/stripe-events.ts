@@ -149,6 +149,7 @@ async function invoiceSettled(
     // A first or a period's invoice is for the plan's price; a proration (subscription_update) or a manual invoice
     // may legitimately be for less, so only its currency is checked.
     checkAmount: AMOUNT_CHECKED_REASONS.has(invoice.billing_reason),
+    discountAmount: (invoice.total_discount_amounts ?? []).reduce((sum, entry) => sum + entry.amount, 0),
     drivesSubscription: fresh,
     alongside: fresh ? (tx) => markApplied(tx, context, link, 'invoice') : undefined,
   });

@@ -143,6 +143,7 @@ export function newSubscription(facts: NewSubscriptionFacts): Subscription {
     current_period_start: periodStart,
     current_period_end: periodEnd,
     grace_period_end: null,
+    discount: null,
     cancel_at_period_end: false,
     canceled_at: null,
     cancellation_reason: null,

@@ -1,4 +1,5 @@
 import { isoTime } from '../../clock.js';
+import { discountAfter } from '../coupons/decisions.js';
 import { DEFAULT_GRACE_DAYS, type Plan } from '../plans/schema.js';
 import type { Subscription } from './schema.js';
 import { hasAccess, transition, type SubscriptionTrigger, type Transition } from './state-machine.js';
@@ -214,5 +215,6 @@ export function applyTrigger(
       break;
   }
   if (next.status !== 'past_due') next.grace_period_end = null;
+  next.discount = discountAfter(next.discount, next.current_period_start, next.current_period_end);
   return { next, transition: moved };
 }

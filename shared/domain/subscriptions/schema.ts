@@ -1,4 +1,5 @@
 import * as z from '../../schemas/zod.js';
+import { Discount } from '../coupons/schema.js';
 import { PAYMENT_PROVIDER_VALUES } from '../../catalogues/payment-providers.js';
 import { SUBSCRIPTION_STATUS_VALUES } from '../../catalogues/subscription-statuses.js';
 import { listOf, ListQuery, LongText, Timestamp, Uuid } from '../../schemas/common.js';
@@ -67,6 +68,13 @@ export const Subscription = z
       .check(
         z.describe(
           'When a past_due subscription loses access unless paid: the failed payment plus the plan\u2019s grace_days; null otherwise.',
+        ),
+      ),
+    discount: z
+      .nullable(Discount)
+      .check(
+        z.describe(
+          'The coupon it pays less under while it lasts (DESIGN D33): dropped at the first period starting at or after its end. null: none.',
         ),
       ),
     cancel_at_period_end: z.boolean().check(z.describe('True while pending_cancellation.')),

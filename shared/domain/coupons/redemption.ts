@@ -1,0 +1,103 @@
+import { ProblemError } from '../../errors.js';
+import { couponStore } from '../../store/coupons.js';
+import type { Store } from '../../store/store.js';
+import type { Transaction } from '../../store/unit-of-work.js';
+import type { Plan } from '../plans/schema.js';
+import { discountOf, redemptionRefusal } from './decisions.js';
+import { findPromotionCode, readCoupon } from './repository.js';
+import type { Coupon, Discount, PromotionCode } from './schema.js';
+
+/**
+ * Redeeming offers (DESIGN D33): a code checked before a checkout or a recorded payment, counted in the transaction that
+ * applies it (limits hold under concurrency: a conditional counter), and a Stripe-applied discount recognised from the
+ * ids Stripe reports (our coupon id is Stripe's).
+ */
+
+/** A code that may be redeemed on a plan now: its coupon and code. */
+export interface RedeemableCode {
+  coupon: Coupon;
+  code: PromotionCode;
+}
+
+/**
+ * The coupon and code `text` names in a project when it may be redeemed on `plan` at `nowMs` (epoch MILLISECONDS).
+ * Errors: VALIDATION_FAILED at `field` with a message a buyer understands (unknown, expired, used up, other plan).
+ */
+export async function redeemableCode(
+  store: Store,
+  teamId: string,
+  projectId: string,
+  text: string,
+  plan: Pick<Plan, 'id' | 'currency' | 'amount'>,
+  nowMs: number,
+  field = 'promotion_code',
+): Promise<RedeemableCode> {
+  const found = await findPromotionCode(store, teamId, projectId, text);
+  const reason = found
+    ? redemptionRefusal(found.coupon, found.code, plan, nowMs)
+    : `There is no code ${text.trim().toUpperCase()}.`;
+  if (reason) throw new ProblemError('VALIDATION_FAILED', reason, { errors: [{ path: field, message: reason }] });
+  return found!;
+}
+
+/**
+ * Adds to `tx` one redemption of `code` of `coupon`: `strict` when we decide it (refused with CONFLICT when the limit was
+ * reached meanwhile), not strict when the provider applied it already (counted regardless).
+ */
+export function countRedemption(
+  tx: Transaction,
+  teamId: string,
+  redeemed: { coupon: Pick<Coupon, 'id' | 'project_id'>; code: string | null },
+  nowIso: string,
+  strict: boolean,
+): void {
+  couponStore.redeem(
+    tx,
+    teamId,
+    redeemed.coupon.project_id,
+    { couponId: redeemed.coupon.id, code: redeemed.code, nowIso, strict },
+    () =>
+      new ProblemError(
+        'CONFLICT',
+        `The code ${redeemed.code ?? redeemed.coupon.id} was used up or archived meanwhile; nothing was recorded.`,
+      ),
+  );
+}
+
+/**
+ * The discount Stripe applied to a checkout (`couponId`: Stripe's coupon id, ours; `promotionCodeId`: Stripe's
+ * `promo_...`; `codeText`: the code we passed), from `startIso`; null when it is not one of the project's coupons.
+ */
+export async function providerDiscount(
+  store: Store,
+  teamId: string,
+  projectId: string,
+  applied: { couponId: string | null; promotionCodeId: string | null; codeText: string | null },
+  startIso: string,
+): Promise<{ discount: Discount; coupon: Coupon; code: string | null } | null> {
+  if (applied.codeText) {
+    const found = await findPromotionCode(store, teamId, projectId, applied.codeText);
+    if (found)
+      return {
+        discount: discountOf(found.coupon, found.code, startIso, null),
+        coupon: found.coupon,
+        code: found.code.code,
+      };
+  }
+  if (applied.promotionCodeId) {
+    const codes = await couponStore.listCodes(store, teamId, projectId);
+    const match = codes.find((code) => code.provider_promotion_code_id === applied.promotionCodeId);
+    if (match)
+      return providerDiscount(
+        store,
+        teamId,
+        projectId,
+        { ...applied, codeText: match.code as string, promotionCodeId: null },
+        startIso,
+      );
+  }
+  if (!applied.couponId) return null;
+  const coupon = await readCoupon(store, teamId, projectId, applied.couponId);
+  if (!coupon) return null;
+  return { discount: discountOf(coupon, null, startIso, null), coupon, code: null };
+}

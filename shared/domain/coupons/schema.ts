@@ -1,0 +1,181 @@
+import * as z from '../../schemas/zod.js';
+import { Currency, listOf, NameText, Timestamp, Uuid } from '../../schemas/common.js';
+
+/**
+ * Coupons and promotion codes (DESIGN D33), in Stripe Billing's terms: a coupon is the discount (`percent_off` or
+ * `amount_off` + `currency`, for a `duration`), a promotion code is a customer-facing code string of one coupon with
+ * its own limits. Amounts are integers in the currency's minor unit.
+ */
+
+/** How long a discount lasts (Stripe's `duration`): the first period only, `duration_in_months`, or for good. */
+export const COUPON_DURATIONS = ['once', 'repeating', 'forever'] as const;
+/** A coupon duration (see {@link COUPON_DURATIONS}). */
+export type CouponDuration = (typeof COUPON_DURATIONS)[number];
+
+/** Coupon and promotion code statuses: `archived` ones are no longer redeemable; discounts already given stay. */
+const OFFER_STATUSES = ['active', 'archived'] as const;
+
+/** Largest `amount_off`, in minor units (the largest plan price). */
+const MAX_AMOUNT_OFF = 100_000_000;
+/** Longest `repeating` duration, in months (Stripe's limit is higher; three years covers every anchor's offers). */
+const MAX_DURATION_MONTHS = 36;
+/** Most plans a coupon may be limited to. */
+const MAX_APPLIES_TO_PLANS = 50;
+/** Most promotion codes given with a new coupon. */
+const MAX_CODES_PER_REQUEST = 20;
+
+/** A promotion code as typed by a buyer: 3 to 40 letters, digits or `-` (Stripe's alphabet), case-insensitive. */
+export const PromotionCodeText = z
+  .string()
+  .check(
+    z.trim(),
+    z.minLength(3),
+    z.maxLength(40),
+    z.regex(/^[A-Za-z0-9-]+$/, 'letters, digits and - only'),
+    z.toUpperCase(),
+    z.describe('The code buyers type, e.g. LAUNCH50: 3–40 letters, digits or -, case-insensitive.'),
+  );
+
+const RedemptionLimit = z
+  .nullable(z.number().check(z.int(), z.gte(1), z.lte(1_000_000)))
+  .check(z.describe('Most redemptions in all; null: no limit.'));
+
+/** A customer-facing code of a coupon (Stripe's PromotionCode). */
+export const PromotionCode = z
+  .object({
+    id: Uuid,
+    coupon_id: Uuid,
+    project_id: Uuid,
+    code: z.string().check(z.describe('The code, upper case.')),
+    first_time_transaction: z
+      .boolean()
+      .check(z.describe('Only buyers who never paid this project before may redeem it.')),
+    max_redemptions: RedemptionLimit,
+    times_redeemed: z.number().check(z.int(), z.nonnegative()),
+    expires_at: z.nullable(Timestamp).check(z.describe('After this time the code is refused; null: never.')),
+    status: z.enum(OFFER_STATUSES),
+    provider_promotion_code_id: z
+      .nullable(z.string())
+      .check(z.describe('Stripe’s id of the code (`promo_...`) for a Stripe-connected project; else null.')),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .register(z.globalRegistry, { id: 'PromotionCode' });
+/** A promotion code (see {@link PromotionCode}). */
+export type PromotionCode = z.infer<typeof PromotionCode>;
+
+/** A project's coupon (Stripe's Coupon): what is taken off, for how long, on which plans, how often. */
+export const Coupon = z
+  .object({
+    id: Uuid.check(z.describe('Also the coupon’s id at Stripe for a Stripe-connected project.')),
+    project_id: Uuid,
+    name: z.string(),
+    percent_off: z.nullable(z.number()).check(z.describe('Percent taken off (0.01–100), or null with amount_off.')),
+    amount_off: z.nullable(z.number().check(z.int())).check(z.describe('Taken off, in the minor unit, or null.')),
+    currency: z.nullable(Currency).check(z.describe('The currency of amount_off; null with percent_off.')),
+    duration: z.enum(COUPON_DURATIONS),
+    duration_in_months: z.nullable(z.number().check(z.int())).check(z.describe('With duration repeating.')),
+    max_redemptions: RedemptionLimit,
+    times_redeemed: z.number().check(z.int(), z.nonnegative()),
+    redeem_by: z.nullable(Timestamp).check(z.describe('Last time it may be redeemed; null: no end.')),
+    applies_to_plans: z.array(Uuid).check(z.describe('The plans it applies to; empty: every plan of the project.')),
+    status: z.enum(OFFER_STATUSES),
+    provider: z
+      .nullable(z.enum(['stripe']))
+      .check(
+        z.describe('stripe: created at Stripe first, which bills the discount; null: applied to recorded payments.'),
+      ),
+    promotion_codes: z.array(PromotionCode),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .register(z.globalRegistry, { id: 'Coupon' });
+/** A coupon (see {@link Coupon}). */
+export type Coupon = z.infer<typeof Coupon>;
+
+/** A page of coupons. */
+export const CouponList = listOf(Coupon, 'CouponList');
+
+/** `{project_id}` and `{coupon_id}` path parameters. */
+export const CouponParams = z.strictObject({
+  project_id: Uuid.check(z.describe('The project id.')),
+  coupon_id: Uuid.check(z.describe('The coupon id.')),
+});
+
+/** `{project_id}` and `{code}` path parameters of a promotion code. */
+export const PromotionCodeParams = z.strictObject({
+  project_id: Uuid.check(z.describe('The project id.')),
+  code: PromotionCodeText,
+});
+
+/** Body of adding a promotion code to a coupon. */
+export const CreatePromotionCodeRequest = z
+  .strictObject({
+    code: PromotionCodeText,
+    first_time_transaction: z._default(z.boolean(), false),
+    max_redemptions: z._default(RedemptionLimit, null),
+    expires_at: z._default(z.nullable(Timestamp), null),
+  })
+  .register(z.globalRegistry, { id: 'CreatePromotionCodeRequest' });
+/** A validated promotion code request (see {@link CreatePromotionCodeRequest}). */
+export type CreatePromotionCodeRequest = z.infer<typeof CreatePromotionCodeRequest>;
+
+/** Body of `POST /v1/projects/{project_id}/coupons`: exactly one of percent_off or amount_off (with currency). */
+export const CreateCouponRequest = z
+  .strictObject({
+    name: NameText(),
+    percent_off: z.optional(z.number().check(z.gt(0), z.lte(100), z.multipleOf(0.01))),
+    amount_off: z.optional(z.number().check(z.int(), z.gte(1), z.lte(MAX_AMOUNT_OFF))),
+    currency: z.optional(Currency),
+    duration: z.enum(COUPON_DURATIONS),
+    duration_in_months: z.optional(z.number().check(z.int(), z.gte(1), z.lte(MAX_DURATION_MONTHS))),
+    max_redemptions: z._default(RedemptionLimit, null),
+    redeem_by: z._default(z.nullable(Timestamp), null),
+    applies_to_plans: z._default(z.array(Uuid).check(z.maxLength(MAX_APPLIES_TO_PLANS)), []),
+    promotion_codes: z._default(z.array(CreatePromotionCodeRequest).check(z.maxLength(MAX_CODES_PER_REQUEST)), []),
+  })
+  .check(
+    z.superRefine((body, context) => {
+      const issue = (path: string, message: string) => context.addIssue({ code: 'custom', path: [path], message });
+      if ((body.percent_off === undefined) === (body.amount_off === undefined))
+        issue('percent_off', 'Give exactly one of percent_off or amount_off.');
+      if ((body.amount_off === undefined) !== (body.currency === undefined))
+        issue('currency', 'currency goes with amount_off, and only with it.');
+      if ((body.duration === 'repeating') !== (body.duration_in_months !== undefined))
+        issue('duration_in_months', 'duration_in_months goes with duration repeating, and only with it.');
+      const codes = body.promotion_codes.map((code) => code.code);
+      if (new Set(codes).size !== codes.length) issue('promotion_codes', 'Each code may be given once.');
+    }),
+  )
+  .register(z.globalRegistry, {
+    id: 'CreateCouponRequest',
+    examples: [
+      {
+        name: 'Launch: half off the first month',
+        percent_off: 50,
+        duration: 'once',
+        promotion_codes: [{ code: 'LAUNCH50' }],
+      },
+    ],
+  });
+/** A validated coupon request (see {@link CreateCouponRequest}). */
+export type CreateCouponRequest = z.infer<typeof CreateCouponRequest>;
+
+/**
+ * A discount a subscription or payment carries (Stripe's Discount): the coupon's terms when it was redeemed, from
+ * `start` until `end` (null: for good). A `once` discount ends with the first billing period.
+ */
+export const Discount = z
+  .object({
+    coupon_id: Uuid,
+    promotion_code: z.nullable(z.string()).check(z.describe('The code redeemed, or null.')),
+    percent_off: z.nullable(z.number()),
+    amount_off: z.nullable(z.number().check(z.int())),
+    currency: z.nullable(Currency),
+    duration: z.enum(COUPON_DURATIONS),
+    start: Timestamp,
+    end: z.nullable(Timestamp).check(z.describe('When the discount stops applying; null: never.')),
+  })
+  .register(z.globalRegistry, { id: 'Discount' });
+/** A discount (see {@link Discount}). */
+export type Discount = z.infer<typeof Discount>;
