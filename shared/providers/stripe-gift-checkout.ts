@@ -42,7 +42,12 @@ export async function createStripeGiftCheckout(
         code: null,
         retryable: false,
       };
-    return { ok: true, id: session.id, url: session.url, expires_at: new Date(session.expires_at * 1000).toISOString() };
+    return {
+      ok: true,
+      id: session.id,
+      url: session.url,
+      expires_at: new Date(session.expires_at * 1000).toISOString(),
+    };
   } catch (error) {
     return failure(error, 'create a gift\u2019s Checkout Session');
   }

@@ -43,7 +43,10 @@ export async function startGiftCheckout(
 ): Promise<GiftCheckoutSession> {
   const { plan, project, adapter } = await sellablePlan(runtime.store, principal, planId, options.adapters);
   if (!plan.provider_product_id)
-    throw new ProblemError('CONFLICT', `Plan ${plan.id} has no Stripe product; sync it with POST /v1/plans/${plan.id}/sync.`);
+    throw new ProblemError(
+      'CONFLICT',
+      `Plan ${plan.id} has no Stripe product; sync it with POST /v1/plans/${plan.id}/sync.`,
+    );
   const nowMs = runtime.clock.nowMs();
   const deliverAtMs = deliveryTime(input.deliver_on, project.time_zone, nowMs);
   const giftId = options.idempotencyKey
@@ -100,10 +103,17 @@ export async function startGiftCheckout(
       buyer_email: stored.buyer_email,
       success_url: urls.success,
       cancel_url: urls.cancel,
-      idempotency_key: `gift-${createHash('sha256').update(JSON.stringify([principal.teamId, stored.id])).digest('hex').slice(0, 40)}`,
+      idempotency_key: `gift-${createHash('sha256')
+        .update(JSON.stringify([principal.teamId, stored.id]))
+        .digest('hex')
+        .slice(0, 40)}`,
     }),
   );
-  const updated: Gift = { ...stored, provider_checkout_session_id: session.id, updated_at: isoTime(runtime.clock.nowMs()) };
+  const updated: Gift = {
+    ...stored,
+    provider_checkout_session_id: session.id,
+    updated_at: isoTime(runtime.clock.nowMs()),
+  };
   await unitOfWork(runtime, principal.teamId, (tx) =>
     giftStore.transition(tx, principal.teamId, stored, 'pending_payment', {
       provider_checkout_session_id: session.id,

@@ -33,7 +33,9 @@ export const Gift = z
     buyer_email: Email,
     recipient_email: Email,
     message: z.nullable(z.string()).check(z.describe('The buyer\u2019s personal message to the recipient, or null.')),
-    deliver_at: Timestamp.check(z.describe('When the recipient gets the code (start of the chosen day in the project\u2019s time zone).')),
+    deliver_at: Timestamp.check(
+      z.describe('When the recipient gets the code (start of the chosen day in the project\u2019s time zone).'),
+    ),
     amount: z.number().check(z.int(), z.nonnegative(), z.describe('Price paid, in the currency\u2019s minor unit.')),
     currency: z.string().check(z.describe('ISO 4217, upper case.')),
     status: z.enum(GIFT_STATUSES),
@@ -79,7 +81,9 @@ export const CreateGiftCheckoutRequest = z.strictObject({
   success_url: z.optional(
     RedirectUrl.check(z.describe('Where the buyer lands after paying; default the gift\u2019s receipt page.')),
   ),
-  cancel_url: z.optional(RedirectUrl.check(z.describe('Where the buyer lands after giving up; default the join page.'))),
+  cancel_url: z.optional(
+    RedirectUrl.check(z.describe('Where the buyer lands after giving up; default the join page.')),
+  ),
 });
 /** The body of a gift checkout (see {@link CreateGiftCheckoutRequest}). */
 export type CreateGiftCheckoutRequest = z.infer<typeof CreateGiftCheckoutRequest>;
