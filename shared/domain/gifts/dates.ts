@@ -35,7 +35,7 @@ function offsetAt(epochMs: number, timeZone: string): number {
 }
 
 /** The instant (epoch ms) day `day` (`YYYY-MM-DD`) starts in `timeZone`. */
-export function startOfDay(day: string, timeZone: string): number {
+function startOfDay(day: string, timeZone: string): number {
   const [year, month, date] = day.split('-').map(Number);
   const utcMidnight = Date.UTC(year, month - 1, date);
   const guess = utcMidnight - offsetAt(utcMidnight, timeZone);

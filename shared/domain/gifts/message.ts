@@ -18,7 +18,7 @@ import type { Gift } from './schema.js';
  */
 
 /** True when the runtime can send e-mail: a sender given to it, or `SMTP_URL` / `MAIL_FROM` set. */
-export function canSendEmail(runtime: Pick<Runtime, 'mail'>): boolean {
+function canSendEmail(runtime: Pick<Runtime, 'mail'>): boolean {
   if (runtime.mail) return true;
   const { smtpUrl, mailFrom } = mailConfig();
   return Boolean(smtpUrl || mailFrom);

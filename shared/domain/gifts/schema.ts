@@ -9,7 +9,7 @@ import { Email } from '../subscribers/schema.js';
  */
 
 /** A gift's life: bought (`pending_payment` until Stripe reports the payment), `paid`, `delivered`, or `canceled`. */
-export const GIFT_STATUSES = ['pending_payment', 'paid', 'delivered', 'canceled'] as const;
+const GIFT_STATUSES = ['pending_payment', 'paid', 'delivered', 'canceled'] as const;
 /** A gift status (see {@link GIFT_STATUSES}). */
 export type GiftStatus = (typeof GIFT_STATUSES)[number];
 
@@ -19,7 +19,7 @@ export const MAX_GIFT_MESSAGE_LENGTH = 500;
 export const MAX_GIFT_DELAY_DAYS = 366;
 
 /** A calendar date `YYYY-MM-DD`. */
-const CalendarDate = z.string().check(z.regex(/^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/));
+const CalendarDate = z.iso.date();
 
 /**
  * A gift as reads return it. The access code itself is never part of it (only its id): it reaches the recipient by
