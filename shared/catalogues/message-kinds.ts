@@ -57,6 +57,12 @@ export const MESSAGE_KINDS = [
     description: 'A one-time link to the portal (15 minutes), asked for on the join page or the portal.',
   },
   {
+    value: 'gift',
+    label: 'Gift',
+    essential: true,
+    description: 'A gift of a plan arrived: the one-use access code the buyer paid for, on the day they chose.',
+  },
+  {
     value: 'broadcast',
     label: 'Broadcast',
     essential: false,

@@ -22,7 +22,8 @@ export const DEADLINE_SHARDS = 16;
  * Deadline kinds, each naming its handler (`handlers.ts`); subject (project): `access_code.expire` batch (its project),
  * `subscription.clock` subscription (D15), `billing.period`/`billing.grace_period` team (null; D20),
  * `member.platform_sync` member and `subscription.invite_links` subscription (D22 backoff; one per subject),
- * `message.reminders` subscription (D32: its next reminder message).
+ * `message.reminders` subscription (D32: its next reminder message), `gift.delivery` gift (D33: its access code to the
+ * recipient).
  */
 const DEADLINE_KINDS = [
   'access_code.expire',
@@ -32,6 +33,7 @@ const DEADLINE_KINDS = [
   'member.platform_sync',
   'subscription.invite_links',
   'message.reminders',
+  'gift.delivery',
 ] as const;
 /** A kind of deadline (see {@link DEADLINE_KINDS}). */
 export type DeadlineKind = (typeof DEADLINE_KINDS)[number];

@@ -3,6 +3,7 @@ import { applyBillingPeriodDeadline, applyGracePeriodDeadline } from '../domain/
 import { applyMemberPlatformSync, applySubscriptionInviteLinks } from '../domain/subscriptions/platform-sync.js';
 import { applySubscriptionDeadline } from '../domain/subscriptions/clock-deadline.js';
 import { applyMessageReminders } from '../domain/messages/lifecycle.js';
+import { applyGiftDelivery } from '../domain/gifts/delivery.js';
 import type { DeadlineHandler, DeadlineKind } from './deadline.js';
 
 export type { DeadlineHandler } from './deadline.js';
@@ -20,4 +21,5 @@ export const DEADLINE_HANDLERS = {
   'member.platform_sync': applyMemberPlatformSync,
   'subscription.invite_links': applySubscriptionInviteLinks,
   'message.reminders': applyMessageReminders,
+  'gift.delivery': applyGiftDelivery,
 } as const satisfies Record<DeadlineKind, DeadlineHandler>;

@@ -2,6 +2,7 @@ import { accessCodesFacts } from './access-codes/facts.js';
 import { activityFacts } from './activity/facts.js';
 import { billingFacts } from './billing/facts.js';
 import { eventsFacts } from './events/facts.js';
+import { giftsFacts } from './gifts/facts.js';
 import { groupsFacts } from './groups/facts.js';
 import { membersFacts } from './members/facts.js';
 import { messagesFacts } from './messages/facts.js';
@@ -51,4 +52,5 @@ export const FACTS = [
   messagesFacts,
   messageTemplatesFacts,
   couponsFacts,
+  giftsFacts,
 ] as const;

@@ -3,6 +3,7 @@ import { anyHandler, type AnyHandler } from '../operations/handler.js';
 import { plansHandlers } from './plans/handlers.js';
 import { checkoutSessionsHandlers } from './checkout-sessions/handlers.js';
 import { accessCodesHandlers } from './access-codes/handlers.js';
+import { giftsHandlers } from './gifts/handlers.js';
 import { teamMembersHandlers } from './team-members/handlers.js';
 import { rolesHandlers } from './roles/handlers.js';
 import { groupsHandlers } from './groups/handlers.js';
@@ -43,6 +44,7 @@ const HANDLERS = {
   ...plansHandlers,
   ...checkoutSessionsHandlers,
   ...accessCodesHandlers,
+  ...giftsHandlers,
   ...subscribersHandlers,
   ...portalSessionsHandlers,
   ...membersHandlers,

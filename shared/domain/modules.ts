@@ -1,6 +1,7 @@
 import { plansModule } from './plans/operations.js';
 import { checkoutSessionsModule } from './checkout-sessions/operations.js';
 import { accessCodesModule } from './access-codes/operations.js';
+import { giftsModule } from './gifts/operations.js';
 import { teamMembersModule } from './team-members/operations.js';
 import { rolesModule } from './roles/operations.js';
 import { groupsModule } from './groups/operations.js';
@@ -41,6 +42,7 @@ export const MODULES = [
   checkoutSessionsModule,
   couponsModule,
   accessCodesModule,
+  giftsModule,
   subscribersModule,
   portalSessionsModule,
   membersModule,

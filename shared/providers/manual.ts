@@ -31,6 +31,14 @@ export const manualPaymentProvider: PaymentProviderAdapter = {
       retryable: false,
     };
   },
+  async createGiftCheckoutSession() {
+    return {
+      ok: false,
+      reason: 'The manual provider has no hosted checkout: gifts are sold through Stripe Checkout only.',
+      code: null,
+      retryable: false,
+    };
+  },
   async createBillingPortalSession() {
     return {
       ok: false,

@@ -139,6 +139,29 @@ export interface CheckoutSessionRequest {
  */
 export type CheckoutSessionResult = { ok: true; id: string; url: string; expires_at: string } | ProviderFailure;
 
+/**
+ * A hosted one-off payment for a gift (DESIGN D33): one term of a plan, priced inline (`price_data` on the plan's
+ * provider product: a recurring plan's synced price is recurring, and a gift is paid once). URLs absolute.
+ */
+export interface GiftCheckoutSessionRequest {
+  team_id: string;
+  project_id: string;
+  plan_id: string;
+  gift_id: string;
+  /** The plan's product at the provider (Stripe `prod_...`). */
+  provider_product_id: string;
+  /** What the gift costs, in the currency's minor unit. */
+  amount: number;
+  /** ISO 4217, upper case. */
+  currency: string;
+  /** The line item's name, e.g. `Gift: Monthly (1 month)`. */
+  description: string;
+  buyer_email: string;
+  success_url: string;
+  cancel_url: string;
+  idempotency_key: string;
+}
+
 /** A hosted page where a subscriber manages their payment method (Stripe Billing Portal), for one provider customer. */
 interface BillingPortalSessionRequest {
   team_id: string;
@@ -174,6 +197,8 @@ export interface PaymentProviderAdapter {
   changeSubscription(request: SubscriptionChangeRequest): Promise<SubscriptionChangeResult>;
   /** Creates a hosted checkout for a plan (DESIGN D26); a provider without one answers a non-retryable failure. */
   createCheckoutSession(request: CheckoutSessionRequest): Promise<CheckoutSessionResult>;
+  /** Creates a hosted one-off payment of a gift (DESIGN D33); a provider without one answers a non-retryable failure. */
+  createGiftCheckoutSession(request: GiftCheckoutSessionRequest): Promise<CheckoutSessionResult>;
   /**
    * Creates a hosted payment-method page for a customer (DESIGN D27); a provider without one answers a non-retryable
    * failure.

@@ -18,6 +18,7 @@ import type {
   SubscriptionChangeResult,
 } from './payment-provider.js';
 import { stripeClient, type StripeErrors } from './stripe-client.js';
+import { createStripeGiftCheckout } from './stripe-gift-checkout.js';
 
 /**
  * Stripe outbound (D16, D22): key check, plan sync, refunds via the SDK. Keys (`stripe` credential) are opened per
@@ -414,6 +415,12 @@ export function stripePaymentProvider(dependencies: StripeAdapterDependencies): 
       } catch (error) {
         return stripeFailure(client.errors, error, 'create a Checkout Session');
       }
+    },
+    async createGiftCheckoutSession(request) {
+      const client = await clientOf(request);
+      return 'ok' in client
+        ? client
+        : createStripeGiftCheckout(client, request, (error, action) => stripeFailure(client.errors, error, action));
     },
     async createBillingPortalSession(request): Promise<BillingPortalSessionResult> {
       const client = await clientOf(request);

@@ -15,6 +15,7 @@ import { htmlResult, toResponse } from '../web/results.js';
 import { UNSUBSCRIBE_PATH } from '../domain/messages/paths.js';
 import { hasJoinCsrf, joinCsrfToken, JOIN_PATH, originOf, PORTAL_PATH, type PublicRequest } from './http.js';
 import { startPlanCheckout } from './pages/checkout.js';
+import { giftReceiptPage, startGiftPurchase } from './pages/gift.js';
 import { joinContext, joinPage, joinPlan, redeemCode, type JoinContext } from './pages/join.js';
 import { ErrorPage, NotFoundPage } from './pages/layout.js';
 import { portalManageLink, PORTAL_ROUTES } from './pages/portal.js';
@@ -91,6 +92,14 @@ export function createPublicPagesApp(getRuntime: () => Runtime) {
         startPlanCheckout(request, context, plan),
       ),
     ),
+  );
+  app.post(
+    `${join}/plans/:plan${UUID}/gift`,
+    joinRoute((request, context, c) => startGiftPurchase(request, context, c.req.param('plan')!.toLowerCase())),
+  );
+  app.get(
+    `${join}/gifts/:gift${UUID}`,
+    joinRoute((request, context, c) => giftReceiptPage(request, context, c.req.param('gift')!.toLowerCase())),
   );
   app.post(
     `${join}/code`,

@@ -24,6 +24,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import qs from 'qs';
 import { checkoutSession, invoice, stripeEventBody, stripeSignature } from './stripe.js';
+import { firstLineItemCharge } from './stripe-line-items.js';
 
 /** One recorded request. */
 interface StripeApiRequest {
@@ -359,10 +360,7 @@ export async function startFakeStripeApi(): Promise<FakeStripeApi> {
    */
   const pay = async (session: Record<string, any>, email: string): Promise<string> => {
     const customer = nextId('cus');
-    const priceId = String(session.line_items?.[0]?.price ?? '');
-    const price = prices.get(priceId);
-    const amount = Number(price?.unit_amount ?? 0);
-    const currency = String(price?.currency ?? 'eur');
+    const { priceId, amount, currency } = firstLineItemCharge(session, prices);
     const mode = session.mode === 'payment' ? 'payment' : 'subscription';
     const subscription = mode === 'subscription' ? addSubscription(nextId('sub'), { priceId, customer }).id : undefined;
     const paymentIntent = nextId('pi');

@@ -7,6 +7,7 @@ import { logger } from '../../logger.js';
 import type {
   CheckoutSessionRequest,
   CheckoutSessionResult,
+  PaymentProviderAdapter,
   PaymentProviderAdapters,
 } from '../../providers/payment-provider.js';
 import { retryPolicyOf, retryWhile, type RetryPolicy } from '../../retry.js';
@@ -14,6 +15,8 @@ import type { Store } from '../../store/store.js';
 import { redeemableCode } from '../coupons/redemption.js';
 import { archivedConflict } from '../plans/decisions.js';
 import { loadPlan, projectOfPlan } from '../plans/repository.js';
+import type { Plan } from '../plans/schema.js';
+import type { Project } from '../projects/schema.js';
 import type { CheckoutSession } from './schema.js';
 
 /** What starting a checkout needs of the buyer and the caller (DESIGN D26); every field optional. */
@@ -47,7 +50,7 @@ export interface CheckoutOptions {
  * The default redirect URLs, or VALIDATION_FAILED naming the missing ones when the service's public base URL is
  * unknown.
  */
-function redirectUrls(
+export function redirectUrls(
   runtime: IntegrationRuntime,
   projectId: string,
   input: CheckoutInput,
@@ -70,19 +73,18 @@ function redirectUrls(
 }
 
 /**
- * Starts a hosted Stripe checkout (D26), storing nothing (the subscription comes with `checkout.session.completed`).
- * Errors: NOT_FOUND; CONFLICT (archived, inactive/free plan, no Stripe, not synced); VALIDATION_FAILED (no redirect
- * URL, Stripe's refusal); PROVIDER_UNAVAILABLE.
+ * The plan `planId` when it can be sold through Stripe Checkout now (D26, D33), with its project and the Stripe
+ * adapter. Errors: NOT_FOUND; CONFLICT (archived project, inactive or free plan, no Stripe, not synced);
+ * PROVIDER_UNAVAILABLE (no adapter).
  */
-export async function startCheckout(
-  runtime: { store: Store; clock: Clock } & IntegrationRuntime,
+export async function sellablePlan(
+  store: Store,
   principal: Principal,
   planId: string,
-  input: CheckoutInput,
-  options: CheckoutOptions,
-): Promise<CheckoutSession> {
-  const { plan } = await loadPlan(runtime.store, principal, planId);
-  const project = await projectOfPlan(runtime.store, principal.teamId, plan);
+  adapters: PaymentProviderAdapters,
+): Promise<{ plan: Plan & { provider_price_id: string }; project: Project; adapter: PaymentProviderAdapter }> {
+  const { plan } = await loadPlan(store, principal, planId);
+  const project = await projectOfPlan(store, principal.teamId, plan);
   if (project.status === 'archived') throw archivedConflict(project, 'selling a plan');
   if (plan.status !== 'active')
     throw new ProblemError(
@@ -106,9 +108,25 @@ export async function startCheckout(
       `Plan ${plan.id} is not synced to Stripe (sync status ${plan.sync_status}); sync it with POST /v1/plans/${plan.id}/sync, then try again.`,
     );
   }
-  const adapter = options.adapters.stripe;
+  const adapter = adapters.stripe;
   if (!adapter)
     throw new ProblemError('PROVIDER_UNAVAILABLE', 'No Stripe adapter is available; no checkout was created.');
+  return { plan: { ...plan, provider_price_id: plan.provider_price_id }, project, adapter };
+}
+
+/**
+ * Starts a hosted Stripe checkout (D26), storing nothing (the subscription comes with `checkout.session.completed`).
+ * Errors: NOT_FOUND; CONFLICT (archived, inactive/free plan, no Stripe, not synced); VALIDATION_FAILED (no redirect
+ * URL, Stripe's refusal); PROVIDER_UNAVAILABLE.
+ */
+export async function startCheckout(
+  runtime: { store: Store; clock: Clock } & IntegrationRuntime,
+  principal: Principal,
+  planId: string,
+  input: CheckoutInput,
+  options: CheckoutOptions,
+): Promise<CheckoutSession> {
+  const { plan, project, adapter } = await sellablePlan(runtime.store, principal, planId, options.adapters);
   const urls = redirectUrls(runtime, project.id, input);
   const offer = input.promotionCode
     ? await redeemableCode(
@@ -158,15 +176,30 @@ export async function startCheckout(
     ...fields,
     idempotency_key: `checkout-${createHash('sha256').update(keyMaterial).digest('hex').slice(0, 40)}`,
   };
+  const result = await createSession(runtime, options.retry, plan.id, () => adapter.createCheckoutSession(request));
+  return { id: result.id, url: result.url, expires_at: result.expires_at, plan_id: plan.id, project_id: project.id };
+}
+
+/**
+ * Creates a provider checkout session with `create`, retried per `retry` (default the runtime's) while it fails
+ * retryably (a throw counts as "Stripe could not be reached"; only the error's class is logged). Errors:
+ * PROVIDER_UNAVAILABLE (still failing), VALIDATION_FAILED (the provider's refusal, with its reason).
+ */
+export async function createSession(
+  runtime: IntegrationRuntime,
+  retry: RetryPolicy | undefined,
+  planId: string,
+  create: () => Promise<CheckoutSessionResult>,
+): Promise<Extract<CheckoutSessionResult, { ok: true }>> {
   const result = await retryWhile(
-    options.retry ?? retryPolicyOf(runtime),
+    retry ?? retryPolicyOf(runtime),
     async (): Promise<CheckoutSessionResult> => {
       try {
-        return await adapter.createCheckoutSession(request);
+        return await create();
       } catch (error) {
         // Only the error's class: a provider's message may carry account details.
         logger.warn('checkout session creation threw', {
-          plan_id: plan.id,
+          plan_id: planId,
           error_name: error instanceof Error ? error.name : typeof error,
         });
         return { ok: false, reason: 'Stripe could not be reached.', code: null, retryable: true };
@@ -174,8 +207,7 @@ export async function startCheckout(
     },
     (outcome) => !outcome.ok && outcome.retryable,
   );
-  if (result.ok)
-    return { id: result.id, url: result.url, expires_at: result.expires_at, plan_id: plan.id, project_id: project.id };
+  if (result.ok) return result;
   if (result.retryable)
     throw new ProblemError('PROVIDER_UNAVAILABLE', `${result.reason} No checkout was created; retry later.`);
   throw new ProblemError('VALIDATION_FAILED', `Stripe refused the checkout: ${result.reason}`, {

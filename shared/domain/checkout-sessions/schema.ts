@@ -8,7 +8,7 @@ import { Email } from '../subscribers/schema.js';
  */
 
 /** An absolute http(s) URL the provider sends the buyer to (at most 2048 characters). */
-const RedirectUrl = z.url({ protocol: /^https?$/, hostname: z.regexes.hostname }).check(z.maxLength(2048));
+export const RedirectUrl = z.url({ protocol: /^https?$/, hostname: z.regexes.hostname }).check(z.maxLength(2048));
 
 /** `POST /v1/plans/{id}/checkout-sessions`: every field optional (the URLs default to the service's join pages). */
 export const CreateCheckoutSessionRequest = z.strictObject({

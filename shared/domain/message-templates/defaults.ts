@@ -139,6 +139,22 @@ If you did not ask for it, ignore this message.
 ${SIGNATURE}`,
     bot: `Your sign-in link for {{ project.name }} (one use, 15 minutes): {{ links.sign_in }}`,
   },
+  gift: {
+    subject: 'A gift for you: {{ plan.name }} at {{ project.name }}',
+    email: `Hello,
+
+{{ gift.from }} gave you {{ plan.name }} at {{ project.name }}.
+{% if gift.message %}
+Their message: {{ gift.message }}
+{% endif %}
+Your one-use code: {{ gift.code }}
+
+Redeem it on the join page with your e-mail address:
+{{ gift.redeem_url }}
+
+${SIGNATURE}`,
+    bot: `{{ gift.from }} gave you {{ plan.name }} at {{ project.name }}. Your one-use code: {{ gift.code }} (redeem it at {{ gift.redeem_url }}).`,
+  },
   broadcast: {
     subject: '{{ broadcast.subject }}',
     email: '{{ broadcast.body }}',

@@ -15,7 +15,8 @@ import type { MessageTemplate } from './schema.js';
 /** What a message is about; the sender passes domain objects, you build the Liquid variables (formatting included). */
 export interface MessageContext {
   project: Project;
-  subscriber: Subscriber;
+  /** Who the message is to (a gift's recipient is no subscriber yet: no name). */
+  subscriber: Pick<Subscriber, 'display_name'>;
   plan: Plan | null;
   subscription: Subscription | null;
   links: {
@@ -29,6 +30,11 @@ export interface MessageContext {
   grace: { ends_at: string; day: number } | null;
   /** Broadcasts only: the creator's subject and body (themselves Liquid over the same variables). */
   broadcast: { subject: string; body: string } | null;
+  /**
+   * Gifts only (DESIGN D33): who gave it (their e-mail), their message or null, the one-use access code and the join
+   * page that redeems it.
+   */
+  gift: { from: string; message: string | null; code: string; redeem_url: string } | null;
 }
 
 /** What a subscriber without a display name is called (`Hi there,`). */
@@ -96,6 +102,12 @@ export function messageVariables(context: MessageContext): Record<string, unknow
       join: links.join,
     },
     broadcast: broadcast && { subject: broadcast.subject, body: broadcast.body },
+    gift: context.gift && {
+      from: context.gift.from,
+      message: context.gift.message,
+      code: context.gift.code,
+      redeem_url: context.gift.redeem_url,
+    },
   };
 }
 

@@ -147,5 +147,11 @@ export function sampleContext(
       subject: 'News from {{ project.name }}',
       body: 'Hi {{ subscriber.name }}, this is a sample announcement from {{ project.name }}.',
     },
+    gift: {
+      from: 'sam@example.com',
+      message: 'Happy birthday!',
+      code: 'GIFT-7KQ2-M4XP',
+      redeem_url: `${link('join')}?code=GIFT-7KQ2-M4XP`,
+    },
   };
 }

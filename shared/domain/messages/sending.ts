@@ -165,5 +165,6 @@ async function messageContext(
     },
     grace: graceEnd && typeof message.grace_day === 'number' ? { ends_at: graceEnd, day: message.grace_day } : null,
     broadcast: await broadcastTexts(runtime, message),
+    gift: null,
   };
 }

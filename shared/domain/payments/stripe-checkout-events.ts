@@ -10,6 +10,7 @@ import {
 } from '../../store/payments/writes.js';
 import { unitOfWork } from '../../store/unit-of-work.js';
 import { withinTierLimit } from '../billing/repository.js';
+import { giftCheckoutCompleted } from '../gifts/paid.js';
 import { loadProject, toProject } from '../projects/repository.js';
 import { getSubscriber, prepareSubscriber, type PreparedSubscriber } from '../subscribers/repository.js';
 import { CreateSubscriberRequest } from '../subscribers/schema.js';
@@ -86,7 +87,8 @@ async function checkoutOffer(context: EventContext, session: Stripe.Checkout.Ses
  * `checkout.session.completed`: finds or creates the subscriber by Stripe customer (tier limit counted) and creates the
  * subscription on `metadata.plan_id` (else a line item's synced plan): mode `subscription` → pending; mode `payment`
  * paid → active with its payment, same transaction (pending with the payment flagged when it does not match the plan's
- * price). An already linked Stripe subscription changes nothing.
+ * price). An already linked Stripe subscription changes nothing. A gift's session (`metadata.gift_id`) only marks the
+ * gift paid (`../gifts/paid.ts`).
  */
 export async function checkoutCompleted(
   context: EventContext,
@@ -96,6 +98,8 @@ export async function checkoutCompleted(
   const teamId = principal.teamId;
   if (session.mode !== 'subscription' && session.mode !== 'payment')
     return ignored(`checkout mode ${session.mode} creates no subscription`);
+  const giftId = session.metadata?.gift_id;
+  if (giftId) return giftCheckoutCompleted(runtime, teamId, projectId, giftId, session);
   const stripeSubscriptionId = session.mode === 'subscription' ? idOf(session.subscription) : null;
   if (session.mode === 'subscription' && !stripeSubscriptionId)
     return ignored('the subscription-mode session names no subscription');

@@ -23,10 +23,12 @@ import { JOIN_PATH, joinCsrfToken, type PublicRequest } from '../http.js';
 import { createWelcomeLink } from '../welcome-links.js';
 import { MemberPage } from './layout.js';
 import { SignInLinkForm } from './sign-in-link.js';
+import { GiftForm } from './gift.js';
 
 /**
- * The join page of a project (DESIGN D26): a free plan subscribes an e-mail at once, a code is a D18 redemption, a
- * Stripe-synced paid plan goes to Checkout, other paid plans show as unavailable. Writes run the registry's operations
+ * The join page of a project (DESIGN D26): a free plan subscribes an e-mail at once, a code is a D18 redemption (`?code=`
+ * pre-fills it), a Stripe-synced paid plan goes to Checkout or is bought as a gift (D33, `./gift.tsx`), other paid plans
+ * show as unavailable. Writes run the registry's operations
  * with the project's `joinPrincipal`, activity surface `portal`.
  */
 
@@ -61,7 +63,7 @@ export async function joinContext(request: PublicRequest, projectId: string): Pr
  * How a plan can be joined: free (an e-mail), checkout (Stripe), or not at all (a paid plan without a synced provider
  * price).
  */
-function joinKind(project: Project, plan: Plan): 'free' | 'checkout' | 'unavailable' {
+export function joinKind(project: Project, plan: Plan): 'free' | 'checkout' | 'unavailable' {
   if (plan.amount === 0) return 'free';
   const synced =
     project.payment_provider?.provider === 'stripe' &&
@@ -72,7 +74,7 @@ function joinKind(project: Project, plan: Plan): 'free' | 'checkout' | 'unavaila
 }
 
 /** The project's active plans (at most 100). */
-async function activePlans(context: JoinContext, request: PublicRequest): Promise<Plan[]> {
+export async function activePlans(context: JoinContext, request: PublicRequest): Promise<Plan[]> {
   const page = await listPlans(request.runtime.store, context.principal, context.project.id, {
     limit: 100,
     status: 'active',
@@ -118,7 +120,7 @@ function EmailField(props: { id: string }): Html {
 }
 
 /** One plan as a card with its "Join" form, or the note that it cannot be joined here. */
-function PlanCard(props: { project: Project; plan: Plan; csrf: string }): Html {
+function PlanCard(props: { project: Project; plan: Plan; csrf: string; nowMs: number }): Html {
   const { project, plan } = props;
   const kind = joinKind(project, plan);
   const action = `${JOIN_PATH}/${project.id}/plans/${plan.id}`;
@@ -147,12 +149,20 @@ function PlanCard(props: { project: Project; plan: Plan; csrf: string }): Html {
           <button type="submit">Join {plan.name}</button>
         </form>
       )}
+      {kind === 'checkout' ? <GiftForm project={project} plan={plan} csrf={props.csrf} nowMs={props.nowMs} /> : ''}
     </section>
   );
 }
 
 /** The join page's markup, with a problem of a failed join above the plans. */
-function JoinView(props: { project: Project; plans: Plan[]; csrf: string; problem?: ProblemDocument }): Html {
+function JoinView(props: {
+  project: Project;
+  plans: Plan[];
+  csrf: string;
+  nowMs: number;
+  code: string;
+  problem?: ProblemDocument;
+}): Html {
   const { project } = props;
   return (
     <MemberPage title={`Join ${project.name}`} site={project.name}>
@@ -161,7 +171,7 @@ function JoinView(props: { project: Project; plans: Plan[]; csrf: string; proble
       {props.plans.length === 0 ? (
         <p class="hint">There are no plans to join right now.</p>
       ) : (
-        props.plans.map((plan) => <PlanCard project={project} plan={plan} csrf={props.csrf} />)
+        props.plans.map((plan) => <PlanCard project={project} plan={plan} csrf={props.csrf} nowMs={props.nowMs} />)
       )}
       <section class="card" aria-labelledby="code-heading">
         <h2 id="code-heading">Have a code?</h2>
@@ -170,7 +180,7 @@ function JoinView(props: { project: Project; plans: Plan[]; csrf: string; proble
           <IdempotencyField />
           <div>
             <label for="code">Code</label>
-            <input type="text" id="code" name="code" required maxlength="64" autocomplete="off" />
+            <input type="text" id="code" name="code" value={props.code} required maxlength="64" autocomplete="off" />
           </div>
           <EmailField id="code-email" />
           <button type="submit">Redeem</button>
@@ -196,7 +206,14 @@ export async function joinPage(
   const status = problem ? (problem.status >= 500 ? 500 : problem.status) : 200;
   return htmlResult(
     status,
-    <JoinView project={context.project} plans={plans} csrf={csrf.token} problem={problem} />,
+    <JoinView
+      project={context.project}
+      plans={plans}
+      csrf={csrf.token}
+      nowMs={request.runtime.clock.nowMs()}
+      code={(request.query.get('code') ?? '').slice(0, 64)}
+      problem={problem}
+    />,
     csrf.cookies,
   );
 }
