@@ -25,6 +25,7 @@ import type { AddressInfo } from 'node:net';
 import qs from 'qs';
 import { checkoutSession, invoice, stripeEventBody, stripeSignature } from './stripe.js';
 import { firstLineItemCharge } from './stripe-line-items.js';
+import { fakeStripeDiscounts, type FakeStripeDiscounts } from './stripe-discounts.js';
 
 /** One recorded request. */
 interface StripeApiRequest {
@@ -84,6 +85,8 @@ export interface FakeStripeApi {
   addSubscription(id: string, options: { priceId: string; customer?: string; status?: string }): Record<string, any>;
   /** Checkout Sessions by id, with the parameters they were created with. */
   checkoutSessions: Map<string, Record<string, any>>;
+  /** Coupons and promotion codes by id. */
+  discounts: Pick<FakeStripeDiscounts, 'coupons' | 'promotionCodes'>;
   /** Billing Portal sessions in order. */
   billingPortalSessions: Record<string, any>[];
   /** Opens an invoice of Stripe subscription `subscription` (a failed renewal); returns its hosted invoice URL. */
@@ -127,6 +130,7 @@ export async function startFakeStripeApi(): Promise<FakeStripeApi> {
   let sequence = 0;
   const nextId = (prefix: string) => `${prefix}_fake${String(++sequence).padStart(6, '0')}`;
   const created = () => Math.floor(Date.now() / 1000);
+  const discounts = fakeStripeDiscounts(nextId, created);
 
   const addSubscription = (id: string, options: { priceId: string; customer?: string; status?: string }) => {
     const subscription = {
@@ -171,6 +175,8 @@ export async function startFakeStripeApi(): Promise<FakeStripeApi> {
   /** Answers one authorised request: status and JSON body. */
   const route = (method: string, path: string, params: Record<string, any>): { status: number; body: unknown } => {
     let match: RegExpExecArray | null;
+    const discounted = discounts.route(method, path, params);
+    if (discounted) return discounted;
     if (method === 'GET' && path === '/v1/invoices') {
       const data = openInvoices.filter(
         (invoice) => invoice.subscription === params.subscription && (!params.status || params.status === 'open'),
@@ -360,7 +366,9 @@ export async function startFakeStripeApi(): Promise<FakeStripeApi> {
    */
   const pay = async (session: Record<string, any>, email: string): Promise<string> => {
     const customer = nextId('cus');
-    const { priceId, amount, currency } = firstLineItemCharge(session, prices);
+    const { priceId, amount: price, currency } = firstLineItemCharge(session, prices);
+    const { amountOff, discounts: applied } = discounts.redeem(session, price);
+    const amount = price - amountOff;
     const mode = session.mode === 'payment' ? 'payment' : 'subscription';
     const subscription = mode === 'subscription' ? addSubscription(nextId('sub'), { priceId, customer }).id : undefined;
     const paymentIntent = nextId('pi');
@@ -370,14 +378,16 @@ export async function startFakeStripeApi(): Promise<FakeStripeApi> {
       id: session.id,
       metadata: session.metadata ?? {},
       client_reference_id: session.client_reference_id ?? null,
+      discounts: applied,
+      total_details: { amount_discount: amountOff, amount_shipping: 0, amount_tax: 0 },
     };
     Object.assign(session, { status: 'complete', customer, subscription: subscription ?? null });
     await deliver('checkout.session.completed', completed);
     if (subscription)
-      await deliver(
-        'invoice.paid',
-        invoice({ subscription, paymentIntent, amount, currency, billingReason: 'subscription_create' }),
-      );
+      await deliver('invoice.paid', {
+        ...invoice({ subscription, paymentIntent, amount, currency, billingReason: 'subscription_create' }),
+        total_discount_amounts: amountOff > 0 ? [{ amount: amountOff, discount: nextId('di') }] : [],
+      });
     return String(session.success_url ?? '/').replace('{CHECKOUT_SESSION_ID}', session.id);
   };
 
@@ -511,6 +521,7 @@ export async function startFakeStripeApi(): Promise<FakeStripeApi> {
     subscriptions,
     addSubscription,
     checkoutSessions,
+    discounts,
     billingPortalSessions,
     openInvoice(subscription) {
       const id = nextId('in');

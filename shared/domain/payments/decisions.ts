@@ -5,7 +5,7 @@ import { priceOf } from '../metrics/decisions.js';
 import type { Plan } from '../plans/schema.js';
 import type { Subscription } from '../subscriptions/schema.js';
 import { ruleFor, type SubscriptionTrigger } from '../subscriptions/state-machine.js';
-import type { Payment, PaymentMismatch, RefundPaymentRequest } from './schema.js';
+import type { Payment, PaymentDiscount, PaymentMismatch, RefundPaymentRequest } from './schema.js';
 
 /**
  * The decisions of payments (DESIGN D15, D16), pure: from the payment and subscription read to the change; no store, no
@@ -140,4 +140,11 @@ export function decideAcceptance(
   const next: Payment = { ...payment, mismatch: null, updated_at: nowIso };
   const trigger = paymentTrigger(next, subscription);
   return { next, decision: trigger ? { trigger } : null };
+}
+
+/** What a provider's discount of `amount` (minor units) was, under the subscription's coupon; null when none. */
+export function paymentDiscountOf(discount: Subscription['discount'], amount: number): PaymentDiscount | null {
+  return discount && amount > 0
+    ? { coupon_id: discount.coupon_id, promotion_code: discount.promotion_code, amount }
+    : null;
 }

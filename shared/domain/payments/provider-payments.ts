@@ -9,7 +9,7 @@ import type { Transaction, UnitOfWorkRuntime } from '../../store/unit-of-work.js
 import { retryOnLostRace } from '../../store/optimistic.js';
 import { changeSubscriptionWith } from '../subscriptions/transitions.js';
 import { changePayment } from './changes.js';
-import { paymentTrigger, priceMismatch } from './decisions.js';
+import { paymentDiscountOf, paymentTrigger, priceMismatch } from './decisions.js';
 import { loadPayment, toPayment, type StoredPayment } from './queries.js';
 import { reservedAmount } from './refund-reservations.js';
 import { newPayment } from './recording.js';
@@ -17,7 +17,7 @@ import { eventData, eventOf, writeNewPayment, writePaymentUpdate } from './write
 import type { Plan } from '../plans/schema.js';
 import type { Subscription } from '../subscriptions/schema.js';
 import type { SubscriptionTrigger } from '../subscriptions/state-machine.js';
-import type { BillingReason, Payment, PaymentDiscount, PaymentMismatch } from './schema.js';
+import type { BillingReason, Payment, PaymentMismatch } from './schema.js';
 
 /**
  * Payments a provider reports (DESIGN D16, D22): through its inbound events, found again by the provider's payment id.
@@ -144,13 +144,6 @@ export async function recordProviderPayment(
         ),
     },
   );
-}
-
-/** What a provider's discount of `amount` (minor units) was, under the subscription's coupon; null when none. */
-export function paymentDiscountOf(discount: Subscription['discount'], amount: number): PaymentDiscount | null {
-  return discount && amount > 0
-    ? { coupon_id: discount.coupon_id, promotion_code: discount.promotion_code, amount }
-    : null;
 }
 
 /** The mismatch of a reported payment with its plan's price: only a succeeded payment is checked. */

@@ -1,3 +1,6 @@
+import { discountApplies, discountedAmount, discountOf } from '../coupons/decisions.js';
+import { countRedemption, redeemableCode } from '../coupons/redemption.js';
+import type { Discount } from '../coupons/schema.js';
 import type { Principal } from '../../auth/principal.js';
 import { requireAbility } from '../../auth/authorize.js';
 import type { PaymentProvider } from '../../catalogues/payment-providers.js';
@@ -13,7 +16,7 @@ import type { Project } from '../projects/schema.js';
 import { createSubscription } from '../subscriptions/creation.js';
 import { changeSubscriptionWith } from '../subscriptions/transitions.js';
 import type { Subscription } from '../subscriptions/schema.js';
-import { AWAITING_FIRST_PAYMENT, invalid, paymentTrigger } from './decisions.js';
+import { AWAITING_FIRST_PAYMENT, invalid, paymentDiscountOf, paymentTrigger } from './decisions.js';
 import { writeNewPayment } from './writes.js';
 import type { BillingReason, Payment, PaymentDiscount, PaymentMismatch, RecordPaymentRequest } from './schema.js';
 
@@ -86,7 +89,8 @@ export function newPayment(facts: {
 function priceOf(
   input: Pick<RecordPaymentRequest, 'amount' | 'currency'>,
   plan: Plan,
-): { amount: number; currency: string } {
+  discount: Discount | null = null,
+): { amount: number; currency: string; discount: PaymentDiscount | null } {
   if (input.currency !== undefined && input.currency !== plan.currency) {
     throw invalid(`Plan ${plan.id} is priced in ${plan.currency}: a payment for it is in ${plan.currency}.`, [
       { path: 'currency', message: `must be ${plan.currency}, the plan\u2019s currency` },
@@ -97,7 +101,9 @@ function priceOf(
       { path: 'amount', message: 'is required for a payment on a free plan' },
     ]);
   }
-  return { amount: input.amount ?? plan.amount, currency: plan.currency };
+  const amount = input.amount ?? (discount ? discountedAmount(plan.amount, plan.currency, discount) : plan.amount);
+  const off = discount ? plan.amount - discountedAmount(plan.amount, plan.currency, discount) : 0;
+  return { amount, currency: plan.currency, discount: paymentDiscountOf(discount, off) };
 }
 
 /**
@@ -151,6 +157,10 @@ export async function recordPayment(
   const paymentId = newUuid();
   if (input.subscription_id === undefined)
     return recordFirstPayment(runtime, principal, projectId, provider, paymentId, input);
+  if (input.promotion_code !== undefined)
+    throw invalid('A promotion code starts a new subscription: give it with subscriber_id and plan_id.', [
+      { path: 'promotion_code', message: 'applies to a new subscription (subscriber_id and plan_id) only' },
+    ]);
   const subscriptionId = input.subscription_id;
   return retryOnLostRace(
     async () => {
@@ -163,10 +173,11 @@ export async function recordPayment(
           if (subscription.project_id !== projectId)
             throw new ProblemError('NOT_FOUND', `No subscription ${subscriptionId} in project ${projectId}.`);
           const now = isoTime(runtime.clock.nowMs());
+          const discount = discountApplies(subscription.discount, now) ? subscription.discount : null;
           payment = newPayment({
             id: paymentId,
             subscription,
-            ...priceOf(input, plan),
+            ...priceOf(input, plan, discount),
             status: input.status,
             provider,
             providerPaymentId: input.provider_payment_id ?? null,
@@ -218,7 +229,12 @@ async function recordFirstPayment(
       `Plan ${plan.id} is free: its subscriptions need no payment (create them with POST /v1/projects/${projectId}/subscriptions).`,
       [{ path: 'plan_id', message: 'must be a priced plan' }],
     );
-  const price = priceOf(input, plan);
+  const nowMs = runtime.clock.nowMs();
+  const offer = input.promotion_code
+    ? await redeemableCode(runtime.store, principal.teamId, projectId, input.promotion_code, plan, nowMs)
+    : null;
+  const discount = offer ? discountOf(offer.coupon, offer.code, isoTime(nowMs), null) : null;
+  const price = priceOf(input, plan, discount);
   let payment: Payment | undefined;
   await createSubscription(
     runtime,
@@ -227,7 +243,16 @@ async function recordFirstPayment(
     { subscriber_id: input.subscriber_id!, plan_id: plan.id },
     {
       billing: { provider, firstPayment: input.status },
+      discount: discount ?? undefined,
       alongside: (tx, change) => {
+        if (offer)
+          countRedemption(
+            tx,
+            principal.teamId,
+            { coupon: offer.coupon, code: offer.code.code },
+            change.after.created_at,
+            true,
+          );
         payment = newPayment({
           id: paymentId,
           subscription: change.after,

@@ -1,3 +1,4 @@
+import { PromotionCodeText } from '../coupons/schema.js';
 import * as z from '../../schemas/zod.js';
 import { PAYMENT_PROVIDER_VALUES } from '../../catalogues/payment-providers.js';
 import { Currency, listOf, ListQuery, LongText, Timestamp, Uuid } from '../../schemas/common.js';
@@ -146,6 +147,13 @@ export const RecordPaymentRequest = z
     provider_payment_id: z
       .optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(255)))
       .check(z.describe('Your reference (e.g. of the bank transfer).')),
+    promotion_code: z
+      .optional(PromotionCodeText)
+      .check(
+        z.describe(
+          'With subscriber_id and plan_id: a promotion code of the project the new subscription starts with (its limits are counted atomically; the amount defaults to the discounted price, and later payments too while the discount lasts).',
+        ),
+      ),
   })
   .register(z.globalRegistry, { id: 'RecordPaymentRequest' });
 /** A validated payment record (see {@link RecordPaymentRequest}). */

@@ -20,8 +20,8 @@ import { applyPlatformAccess, type PlatformAccessFollowUp } from '../subscriptio
 import { addSubscriptionCreation, newSubscription, requireSubscribable } from '../subscriptions/creation.js';
 import { discountAfter } from '../coupons/decisions.js';
 import { countRedemption, providerDiscount } from '../coupons/redemption.js';
-import { priceMismatch } from './decisions.js';
-import { paymentDiscountOf, recordProviderPayment } from './provider-payments.js';
+import { paymentDiscountOf, priceMismatch } from './decisions.js';
+import { recordProviderPayment } from './provider-payments.js';
 import { newPayment } from './recording.js';
 import { addPaymentOfNewSubscription } from './writes.js';
 import type { Payment } from './schema.js';

@@ -1,3 +1,5 @@
+import { discountAfter } from '../coupons/decisions.js';
+import type { Discount } from '../coupons/schema.js';
 import type { Principal } from '../../auth/principal.js';
 import { isoTime } from '../../clock.js';
 import { scheduleDeadline } from '../../deadlines/deadline.js';
@@ -304,6 +306,12 @@ export async function createSubscription(
     endsAtMs,
     billing: extension.billing,
   });
+  if (extension.discount)
+    subscription.discount = discountAfter(
+      extension.discount,
+      subscription.current_period_start,
+      subscription.current_period_end,
+    );
   const added = await unitOfWork(runtime, teamId, async (tx) => {
     await extension.alongside?.(tx, { before: null, after: subscription, subscriber, plan });
     return addSubscriptionCreation(tx, runtime, principal, { subscription, subscriber, plan, accessCode: null });
@@ -316,4 +324,6 @@ export async function createSubscription(
 export interface SubscriptionCreationExtension {
   billing?: SubscriptionBilling;
   alongside?: AlongsideWrites;
+  /** The coupon's discount the subscription starts with (D33), or none. */
+  discount?: Discount;
 }
