@@ -189,6 +189,7 @@ function recount(
   const revenueOn = new Map(dates.map((date) => [date, new Map<string, number>()]));
   const revenue = new Map<string, number>();
   const refunds = new Map<string, number>();
+  const discounts = new Map<string, number>();
   let failed = 0;
   for (const states of history.payments.values()) {
     if (!mine(states[0].project_id)) continue;
@@ -197,6 +198,7 @@ function recount(
       const day = dayOf(succeeded.updated_at);
       if (revenueOn.has(day)) addTo(revenueOn.get(day)!, succeeded.currency, succeeded.amount);
       if (recent.has(day)) addTo(revenue, succeeded.currency, succeeded.amount);
+      if (recent.has(day) && succeeded.discount) addTo(discounts, succeeded.currency, succeeded.discount.amount);
     }
     const failure = states.find((state) => state.status === 'failed');
     if (failure && recent.has(dayOf(failure.updated_at))) failed += 1;
@@ -219,6 +221,7 @@ function recount(
       churned,
       revenue: moneyList(revenue),
       refunds: moneyList(refunds),
+      discounts: moneyList(discounts),
       failed_payments: failed,
     },
     daily: dates.map((date) => ({ date, active: activeOn.get(date)!, revenue: moneyList(revenueOn.get(date)!) })),

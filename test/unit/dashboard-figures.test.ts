@@ -144,6 +144,7 @@ describe('figures', () => {
           churned: 0,
           revenue: [{ currency: 'EUR', amount: 200 }],
           refunds: [{ currency: 'USD', amount: 50 }],
+          discounts: [],
           failed_payments: 0,
         },
       }),
@@ -157,7 +158,7 @@ describe('figures', () => {
   it('hides money when the money fields are null, and shows no revenue chart then', () => {
     const hidden = metrics({
       mrr: null,
-      last_30_days: { new: 0, churned: 0, revenue: null, refunds: null, failed_payments: 0 },
+      last_30_days: { new: 0, churned: 0, revenue: null, refunds: null, discounts: null, failed_payments: 0 },
       daily: days(90, () => ({ active: 3, revenue: null })),
     });
     expect(currencyRows(hidden)).toEqual([]);
@@ -215,7 +216,7 @@ describe('needs attention', () => {
     ]);
     const calm = metrics({
       subscriptions: { active: 1, trialing: 0, past_due: 0 },
-      last_30_days: { new: 0, churned: 0, revenue: [], refunds: [], failed_payments: 0 },
+      last_30_days: { new: 0, churned: 0, revenue: [], refunds: [], discounts: [], failed_payments: 0 },
     });
     expect(metricsItems(calm, '/x')).toEqual([]);
     expect(String(NeedsAttention({ facts: { items: [], skipped: [] } }))).toContain('Nothing needs your attention.');

@@ -8,7 +8,8 @@ import type { Subscription } from '../subscriptions/schema.js';
  * The pure decisions of metrics (DESIGN D14): what one change of a subscription or of a payment adds to
  * a scope's gauges and to the day item of its UTC day, as flat counters (attribute name → integer
  * delta; zero deltas left out). Gauges: `active`, `trialing`, `past_due`, `mrr_<CURRENCY>`. Day:
- * `active_change`, `new`, `churned`, `failed_payments`, `revenue_<CURRENCY>`, `refunds_<CURRENCY>`.
+ * `active_change`, `new`, `churned`, `failed_payments`, `revenue_<CURRENCY>`, `refunds_<CURRENCY>`,
+ * `discounts_<CURRENCY>`.
  */
 
 /** Integer deltas by counter attribute name. */
@@ -31,8 +32,11 @@ export interface CountedSubscription {
   price: CountedPrice;
 }
 
-/** The counter attribute of an amount of one currency: `mrr_EUR`, `revenue_EUR`, `refunds_EUR`. */
-const currencyCounter = (prefix: 'mrr' | 'revenue' | 'refunds', currency: string) => `${prefix}_${currency}`;
+/** The counter attribute of an amount of one currency: `mrr_EUR`, `revenue_EUR`, `refunds_EUR`, `discounts_EUR`. */
+const currencyCounter = (prefix: MoneyCounter, currency: string) => `${prefix}_${currency}`;
+
+/** The money counters, per currency. */
+export type MoneyCounter = 'mrr' | 'revenue' | 'refunds' | 'discounts';
 
 /** Statuses counted as `active` (paid up, access granted). */
 const ACTIVE: readonly SubscriptionStatus[] = ['active', 'pending_cancellation'];
@@ -140,8 +144,10 @@ const SUCCEEDED: readonly Payment['status'][] = ['succeeded', 'refunded'];
  */
 export function paymentMetricsChange(before: Payment | null, after: Payment): MetricsDelta {
   const day: Counters = {};
-  if (SUCCEEDED.includes(after.status) && !(before && SUCCEEDED.includes(before.status)))
+  if (SUCCEEDED.includes(after.status) && !(before && SUCCEEDED.includes(before.status))) {
     day[currencyCounter('revenue', after.currency)] = after.amount;
+    if (after.discount) day[currencyCounter('discounts', after.currency)] = after.discount.amount;
+  }
   if (after.status === 'failed' && before?.status !== 'failed') day.failed_payments = 1;
   const refunded = after.amount_refunded - (before?.amount_refunded ?? 0);
   if (refunded !== 0) day[currencyCounter('refunds', after.currency)] = refunded;

@@ -4,7 +4,7 @@ import { isoTime } from '../../clock.js';
 import { readMetricsItems, type MetricsItem } from '../../store/metrics.js';
 import type { Store } from '../../store/store.js';
 import { loadProject } from '../projects/repository.js';
-import { utcDay, type Counters } from './decisions.js';
+import { utcDay, type Counters, type MoneyCounter } from './decisions.js';
 import {
   METRICS_RECENT_DAYS,
   METRICS_SERIES_DAYS,
@@ -26,7 +26,7 @@ function sumInto(into: Counters, counters: Counters): void {
 }
 
 /** The amounts of counters `<prefix>_<CURRENCY>`, sorted by currency, zero amounts left out. */
-function amounts(counters: Counters, prefix: 'mrr' | 'revenue' | 'refunds'): CurrencyAmount[] {
+function amounts(counters: Counters, prefix: MoneyCounter): CurrencyAmount[] {
   return Object.entries(counters)
     .filter(([name, amount]) => name.startsWith(`${prefix}_`) && amount !== 0)
     .map(([name, amount]) => ({ currency: name.slice(prefix.length + 1), amount }))
@@ -73,6 +73,7 @@ function toMetrics(items: MetricsItem[], projectId: string | null, nowMs: number
       churned: recent.churned ?? 0,
       revenue: money(amounts(recent, 'revenue')),
       refunds: money(amounts(recent, 'refunds')),
+      discounts: money(amounts(recent, 'discounts')),
       failed_payments: recent.failed_payments ?? 0,
     },
     daily,

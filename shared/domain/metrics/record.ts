@@ -5,7 +5,8 @@ import type { Item } from '../../store/requests.js';
 import type { Counters } from './decisions.js';
 
 /** Counter attributes of the metrics items (everything else is a key or a fixed attribute). */
-const COUNTER = /^(active|trialing|past_due|active_change|new|churned|failed_payments|(mrr|revenue|refunds)_[A-Z]{3})$/;
+const COUNTER =
+  /^(active|trialing|past_due|active_change|new|churned|failed_payments|(mrr|revenue|refunds|discounts)_[A-Z]{3})$/;
 
 /**
  * What names a gauges or day item as stored (`keys.metricsGaugesSortKey`, `keys.metricsDaySortKey`, DESIGN D14): its

@@ -95,6 +95,9 @@ export const Metrics = z
         z.describe('Gross revenue: payments that succeeded in the last 30 days, per currency, before refunds.'),
       ),
       refunds: MoneyPerCurrency.check(z.describe('Amounts refunded in the last 30 days, per currency.')),
+      discounts: MoneyPerCurrency.check(
+        z.describe('Amounts coupons took off the payments that succeeded in the last 30 days, per currency.'),
+      ),
       failed_payments: z
         .number()
         .check(z.int(), z.nonnegative(), z.describe('Payments that failed in the last 30 days.')),
