@@ -203,6 +203,7 @@ describe('webhook events', () => {
         current_period_start: now,
         current_period_end: now,
         grace_period_end: null,
+        discount: null,
         cancel_at_period_end: false,
         canceled_at: null,
         cancellation_reason: null,

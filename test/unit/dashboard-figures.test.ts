@@ -42,6 +42,7 @@ function metrics(overrides: Partial<Metrics> = {}): Metrics {
       churned: 1,
       revenue: [{ currency: 'EUR', amount: 4_500 }],
       refunds: [],
+      discounts: [],
       failed_payments: 2,
     },
     daily: days(90, (index) => ({
