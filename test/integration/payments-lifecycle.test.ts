@@ -69,6 +69,7 @@ describe('the first payment of a new subscription (D15 "(new)" row)', () => {
       provider_payment_id: 'SEPA-2026-001',
       billing_reason: 'subscription_create',
       mismatch: null,
+      discount: null,
       created_at: now,
       updated_at: now,
     });

@@ -63,6 +63,7 @@ describe('create, read and list', () => {
       current_period_start: now,
       current_period_end: expect.any(String),
       grace_period_end: null,
+      discount: null,
       cancel_at_period_end: false,
       canceled_at: null,
       cancellation_reason: null,

@@ -74,7 +74,7 @@ export const Subscription = z
       .nullable(Discount)
       .check(
         z.describe(
-          'The coupon it pays less under while it lasts (DESIGN D33): dropped at the first period starting at or after its end. null: none.',
+          'The coupon it pays less under while it lasts: dropped at the first period starting at or after its end. null: none.',
         ),
       ),
     cancel_at_period_end: z.boolean().check(z.describe('True while pending_cancellation.')),
