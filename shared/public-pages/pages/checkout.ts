@@ -1,4 +1,5 @@
 import type { ApiGatewayResult } from '../../http/api-gateway.js';
+import { formText } from '../../web/request.js';
 import { redirectResult } from '../../web/results.js';
 import { runOperation } from '../../web/run-operation.js';
 import type { CheckoutSession } from '../../domain/checkout-sessions/schema.js';
@@ -20,11 +21,17 @@ export async function startPlanCheckout(
 ): Promise<ApiGatewayResult> {
   const origin = request.relyingParty.origin;
   const joinUrl = `${origin}${JOIN_PATH}/${context.project.id}`;
+  const promotionCode = formText(request.form, 'promotion_code');
   const outcome = await runOperation<CheckoutSession>(
     request.runtime,
     context.principal,
     'createCheckoutSession',
-    { id: plan.id, success_url: `${joinUrl}/welcome?session_id={CHECKOUT_SESSION_ID}`, cancel_url: joinUrl },
+    {
+      id: plan.id,
+      success_url: `${joinUrl}/welcome?session_id={CHECKOUT_SESSION_ID}`,
+      cancel_url: joinUrl,
+      ...(promotionCode ? { promotion_code: promotionCode } : {}),
+    },
     {
       requestId: request.requestId,
       idempotencyKey: request.form.get('idempotency_key') ?? undefined,

@@ -21,6 +21,7 @@ import type { ApiGatewayResult } from '../../http/api-gateway.js';
 import { formatPrice } from '../../schemas/common.js';
 import { JOIN_PATH, joinCsrfToken, type PublicRequest } from '../http.js';
 import { createWelcomeLink } from '../welcome-links.js';
+import { DiscountCodeForm, joinOffer, offerApplies, OfferNotice, OfferPrice, type JoinOffer } from './join-offer.js';
 import { MemberPage } from './layout.js';
 import { SignInLinkForm } from './sign-in-link.js';
 import { GiftForm } from './gift.js';
@@ -120,24 +121,30 @@ function EmailField(props: { id: string }): Html {
 }
 
 /** One plan as a card with its "Join" form, or the note that it cannot be joined here. */
-function PlanCard(props: { project: Project; plan: Plan; csrf: string; nowMs: number }): Html {
+function PlanCard(props: { project: Project; plan: Plan; csrf: string; nowMs: number; offer: JoinOffer | null }): Html {
   const { project, plan } = props;
   const kind = joinKind(project, plan);
+  const discounted = kind === 'checkout' && offerApplies(props.offer, plan) ? props.offer : null;
   const action = `${JOIN_PATH}/${project.id}/plans/${plan.id}`;
   return (
     <section class="card" aria-labelledby={`plan-${plan.id}`}>
       <h2 id={`plan-${plan.id}`}>{plan.name}</h2>
       {plan.description ? <p>{plan.description}</p> : ''}
-      <p>
-        <strong>{priceLabel(plan)}</strong>
-        {plan.trial_days > 0 && plan.interval !== 'one_time' ? <span> · {plan.trial_days}-day free trial</span> : ''}
-      </p>
+      {discounted ? (
+        <OfferPrice offer={discounted} plan={plan} fullPrice={priceLabel(plan)} />
+      ) : (
+        <p>
+          <strong>{priceLabel(plan)}</strong>
+          {plan.trial_days > 0 && plan.interval !== 'one_time' ? <span> · {plan.trial_days}-day free trial</span> : ''}
+        </p>
+      )}
       {kind === 'unavailable' ? (
         <p class="hint">Not available for sign-up here yet.</p>
       ) : (
         <form method="post" action={action}>
           <JoinCsrf token={props.csrf} />
           <IdempotencyField />
+          {discounted ? <input type="hidden" name="promotion_code" value={discounted.code.code} /> : ''}
           {kind === 'free' ? (
             <>
               <input type="hidden" name="subscription_key" value={randomUUID()} />
@@ -161,17 +168,23 @@ function JoinView(props: {
   csrf: string;
   nowMs: number;
   code: string;
+  offer: JoinOffer | null;
   problem?: ProblemDocument;
 }): Html {
   const { project } = props;
+  const sold = props.plans.filter((plan) => joinKind(project, plan) === 'checkout');
   return (
     <MemberPage title={`Join ${project.name}`} site={project.name}>
       {props.problem ? <ProblemView problem={props.problem} /> : ''}
       {project.description ? <p>{project.description}</p> : ''}
+      {sold.length > 0 ? <OfferNotice offer={props.offer} code={props.code} plans={sold} /> : ''}
+      {sold.length > 0 ? <DiscountCodeForm project={project} code={props.offer?.code.code ?? ''} /> : ''}
       {props.plans.length === 0 ? (
         <p class="hint">There are no plans to join right now.</p>
       ) : (
-        props.plans.map((plan) => <PlanCard project={project} plan={plan} csrf={props.csrf} nowMs={props.nowMs} />)
+        props.plans.map((plan) => (
+          <PlanCard project={project} plan={plan} csrf={props.csrf} nowMs={props.nowMs} offer={props.offer} />
+        ))
       )}
       <section class="card" aria-labelledby="code-heading">
         <h2 id="code-heading">Have a code?</h2>
@@ -203,6 +216,7 @@ export async function joinPage(
 ): Promise<ApiGatewayResult> {
   const csrf = joinCsrfToken(request);
   const plans = await activePlans(context, request);
+  const offer = await joinOffer(request, context.project, context.teamId);
   const status = problem ? (problem.status >= 500 ? 500 : problem.status) : 200;
   return htmlResult(
     status,
@@ -211,7 +225,8 @@ export async function joinPage(
       plans={plans}
       csrf={csrf.token}
       nowMs={request.runtime.clock.nowMs()}
-      code={(request.query.get('code') ?? '').slice(0, 64)}
+      code={offer ? '' : (request.query.get('code') ?? '').slice(0, 64)}
+      offer={offer}
       problem={problem}
     />,
     csrf.cookies,
