@@ -19,7 +19,10 @@ export function discountedAmount(amount: number, currency: string, terms: Coupon
   return amount;
 }
 
-/** How a coupon is written for people: "50% off", "€5.00 off", then "once", "for 3 months" or "forever". */
+/**
+ * How a coupon is written for people: "50% off the first payment", "€5.00 off for 3 months", "10% off every payment"
+ * (also a repeating discount whose months are not given: its end is shown beside it).
+ */
 export function couponSummary(
   terms: CouponTerms & Pick<Coupon, 'duration_in_months'>,
   format: (amount: number, currency: string) => string,
@@ -29,8 +32,8 @@ export function couponSummary(
       ? `${terms.percent_off}% off`
       : `${format(terms.amount_off ?? 0, terms.currency ?? 'USD')} off`;
   if (terms.duration === 'once') return `${off} the first payment`;
-  if (terms.duration === 'forever') return `${off} every payment`;
-  const months = terms.duration_in_months ?? 1;
+  const months = terms.duration_in_months;
+  if (terms.duration === 'forever' || months === null) return `${off} every payment`;
   return `${off} for ${months} ${months === 1 ? 'month' : 'months'}`;
 }
 

@@ -18,6 +18,8 @@ import type { ApiGatewayResult } from '../../http/api-gateway.js';
 import { formatPrice } from '../../schemas/common.js';
 import { PORTAL_PATH, portalCsrfToken, type PublicRequest } from '../http.js';
 import { priceLabel } from './join.js';
+import { couponSummary } from '../../domain/coupons/decisions.js';
+import type { Discount } from '../../domain/coupons/schema.js';
 import { MemberPage } from './layout.js';
 import { SignInLinkForm } from './sign-in-link.js';
 /**
@@ -72,6 +74,24 @@ function ActionForm(props: { action: string; csrf: string; label: string; second
 }
 
 /** One subscription as a card: plan, price, status, dates, access and its actions. */
+/** A subscription's discount for its subscriber: "Code LAUNCH50: 50% off the first payment, until 1 Dec 2026". */
+function DiscountLine(props: { discount: Discount }): Html {
+  const { discount } = props;
+  const name = discount.promotion_code ? `Code ${discount.promotion_code}` : 'Discount';
+  return (
+    <p>
+      {name}: {couponSummary({ ...discount, duration_in_months: null }, formatPrice)}
+      {discount.end ? (
+        <span>
+          , until <When at={discount.end} />
+        </span>
+      ) : (
+        ''
+      )}
+    </p>
+  );
+}
+
 function SubscriptionCard(props: {
   project: Project;
   subscription: Subscription;
@@ -97,6 +117,7 @@ function SubscriptionCard(props: {
       ) : (
         ''
       )}
+      {subscription.discount ? <DiscountLine discount={subscription.discount} /> : ''}
       {subscription.invite_links.length > 0 ? (
         <ul>
           {subscription.invite_links.map((link) => (
