@@ -10,8 +10,10 @@ import type {
 } from '../../providers/payment-provider.js';
 import { retryPolicyOf, retryWhile, type RetryPolicy } from '../../retry.js';
 import type { Store } from '../../store/store.js';
+import { trialUseStore } from '../../store/subscriptions/trials.js';
 import { archivedConflict } from '../plans/decisions.js';
 import { loadPlan, projectOfPlan } from '../plans/repository.js';
+import type { Plan } from '../plans/schema.js';
 import type { CheckoutSession } from './schema.js';
 
 /** What starting a checkout needs of the buyer and the caller (DESIGN D26); every field optional. */
@@ -21,6 +23,8 @@ export interface CheckoutInput {
   successUrl?: string | null;
   /** Absolute URL; default `${publicBaseUrl}/join/{project_id}`. */
   cancelUrl?: string | null;
+  /** Whether to start the plan's trial (default true; false sells the plan without it, D33). */
+  trial?: boolean;
   /** Our reference of the buyer (Stripe `client_reference_id`). */
   clientReferenceId?: string | null;
   /**
@@ -66,9 +70,30 @@ function redirectUrls(
 }
 
 /**
- * Starts a hosted Stripe checkout (D26), storing nothing (the subscription comes with `checkout.session.completed`).
- * Errors: NOT_FOUND; CONFLICT (archived, inactive/free plan, no Stripe, not synced); VALIDATION_FAILED (no redirect
- * URL, Stripe's refusal); PROVIDER_UNAVAILABLE.
+ * The CONFLICT of a trial checkout for an e-mail that already had its trial in the project (D33: one per subscriber per
+ * project): the field error on `trial` is what the join page recognises to offer the plan without its trial.
+ */
+export function trialUsedConflict(planId: string): ProblemError {
+  return new ProblemError(
+    'CONFLICT',
+    `This e-mail address already had its free trial in this project (one per subscriber); buy plan ${planId} without a trial with trial: false.`,
+    { errors: [{ path: 'trial', message: 'the e-mail address already had its trial; send trial: false' }] },
+  );
+}
+
+/**
+ * The trial days a checkout of `plan` starts (D33, pure): the plan's for a recurring plan when `trial` is not false,
+ * else 0.
+ */
+export function checkoutTrialDays(plan: Pick<Plan, 'interval' | 'trial_days'>, trial: boolean | undefined): number {
+  return plan.interval === 'one_time' || trial === false ? 0 : plan.trial_days;
+}
+
+/**
+ * Starts a hosted Stripe checkout (D26), storing nothing (the subscription comes with `checkout.session.completed`);
+ * with the plan's trial unless `trial` is false, card-less when the plan allows it (D33).
+ * Errors: NOT_FOUND; CONFLICT (archived, inactive/free plan, no Stripe, not synced, the e-mail's trial used);
+ * VALIDATION_FAILED (no redirect URL, Stripe's refusal); PROVIDER_UNAVAILABLE.
  */
 export async function startCheckout(
   runtime: { store: Store } & IntegrationRuntime,
@@ -106,9 +131,17 @@ export async function startCheckout(
   if (!adapter)
     throw new ProblemError('PROVIDER_UNAVAILABLE', 'No Stripe adapter is available; no checkout was created.');
   const urls = redirectUrls(runtime, project.id, input);
+  const trialDays = checkoutTrialDays(plan, input.trial);
+  if (
+    trialDays > 0 &&
+    input.customerEmail &&
+    (await trialUseStore.hadTrial(runtime.store, principal.teamId, project.id, input.customerEmail))
+  )
+    throw trialUsedConflict(plan.id);
   const fields = {
     mode: plan.interval === 'one_time' ? 'payment' : 'subscription',
-    trial_days: plan.interval === 'one_time' ? 0 : plan.trial_days,
+    trial_days: trialDays,
+    trial_payment_method_required: plan.trial_payment_method_required,
     customer_email: input.customerEmail ?? null,
     client_reference_id: input.clientReferenceId ?? null,
     success_url: urls.success,

@@ -14,7 +14,13 @@ export const createCheckoutSession: OperationHandler<Operations['createCheckoutS
     runtime,
     principal,
     id,
-    { customerEmail: body.customer_email, successUrl: body.success_url, cancelUrl: body.cancel_url, idempotencyKey },
+    {
+      customerEmail: body.customer_email,
+      successUrl: body.success_url,
+      cancelUrl: body.cancel_url,
+      trial: body.trial,
+      idempotencyKey,
+    },
     { adapters: paymentProviderAdapters(runtime) },
   );
 
