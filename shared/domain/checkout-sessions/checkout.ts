@@ -69,6 +69,9 @@ function redirectUrls(
   );
 }
 
+/** The request field a used trial is refused on (`trial`). */
+const TRIAL_FIELD = 'trial';
+
 /**
  * The CONFLICT of a trial checkout for an e-mail that already had its trial in the project (D33: one per subscriber per
  * project): the field error on `trial` is what the join page recognises to offer the plan without its trial.
@@ -77,8 +80,13 @@ export function trialUsedConflict(planId: string): ProblemError {
   return new ProblemError(
     'CONFLICT',
     `This e-mail address already had its free trial in this project (one per subscriber); buy plan ${planId} without a trial with trial: false.`,
-    { errors: [{ path: 'trial', message: 'the e-mail address already had its trial; send trial: false' }] },
+    { errors: [{ path: TRIAL_FIELD, message: 'the e-mail address already had its trial; send trial: false' }] },
   );
+}
+
+/** Whether `problem` is {@link trialUsedConflict}'s (the join page then offers the plan without its trial). */
+export function isTrialUsed(problem: { code: string; errors?: readonly { path: string }[] }): boolean {
+  return problem.code === 'CONFLICT' && (problem.errors ?? []).some((error) => error.path === TRIAL_FIELD);
 }
 
 /**
