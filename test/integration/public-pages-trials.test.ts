@@ -100,7 +100,7 @@ describe('trials on the join page', () => {
     );
     const button = 'Continue to Monthly without a trial';
     expect(second.body).toContain(button);
-    const fields = formBefore(second.body!, button);
+    const fields = formBefore(second.body, button);
     expect(fields).toMatchObject({ email: 'FAN@example.com', trial: 'false', csrf_token: csrf });
 
     const sessions = stripe.checkoutSessions.size;

@@ -11,28 +11,31 @@ import type { ServerResponse } from 'node:http';
 import { checkoutSession, invoice, stripeEventBody, stripeSignature } from './stripe.js';
 
 /** Where events go: the service's Stripe hook URL, or a function given the body and its `Stripe-Signature`. */
-export type StripeEventTarget = string | ((body: string, signature: string) => Promise<number>);
+type StripeEventTarget = string | ((body: string, signature: string) => Promise<number>);
 
 /** What the hosted half shares with the API half of the fake. */
 export interface HostedStripeState {
   prices: Map<string, Record<string, any>>;
   subscriptions: Map<string, Record<string, any>>;
   checkoutSessions: Map<string, Record<string, any>>;
-  addSubscription(id: string, options: { priceId: string; customer?: string; status?: string }): Record<string, any>;
-  nextId(prefix: string): string;
+  addSubscription: (
+    id: string,
+    options: { priceId: string; customer?: string; status?: string },
+  ) => Record<string, any>;
+  nextId: (prefix: string) => string;
   /** Now, in Unix seconds. */
-  created(): number;
+  created: () => number;
 }
 
 /** The hosted half of the fake (see the module comment). */
 export interface HostedStripe {
   /** Serves the hosted checkout (`GET /checkout/<id>`, `POST /checkout/<id>/pay`); false for any other path. */
-  serve(method: string, path: string, text: string, response: ServerResponse): boolean;
+  serve: (method: string, path: string, text: string, response: ServerResponse) => boolean;
   /** Pays session `sessionId` as its buyer (`card: false` only where no card is required); returns the success URL. */
-  pay(sessionId: string, options?: { email?: string; card?: boolean }): Promise<string>;
+  pay: (sessionId: string, options?: { email?: string; card?: boolean }) => Promise<string>;
   /** Ends the trial of Stripe subscription `id` now, delivering the events Stripe would. */
-  endTrial(id: string): Promise<void>;
-  deliverEventsTo(target: StripeEventTarget, webhookSecret: string): void;
+  endTrial: (id: string) => Promise<void>;
+  deliverEventsTo: (target: StripeEventTarget, webhookSecret: string) => void;
   deliveredEvents: { type: string; status: number }[];
 }
 
