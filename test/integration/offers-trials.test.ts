@@ -178,6 +178,19 @@ describe('trial checkouts', () => {
     expect((await checkout(plan.id, { customer_email: 'friend@example.com' })).status).toBe(201);
   });
 
+  it('counts a creator\u2019s trial grant (REST) as the address\u2019s trial too', async () => {
+    const plan = await trialPlan(true);
+    const subscriber = await ok('POST', `/v1/projects/${projectId}/subscribers`, { email: 'guest@example.com' }, 201);
+    const granted = await ok(
+      'POST',
+      `/v1/projects/${projectId}/subscriptions`,
+      { subscriber_id: subscriber.id, plan_id: plan.id, trial: true },
+      201,
+    );
+    expect(granted.status).toBe('trialing');
+    expectRestProblem(await checkout(plan.id, { customer_email: 'guest@example.com' }), 'CONFLICT');
+  });
+
   it('records a second trial Stripe completed anyway (a checkout without an e-mail) and logs a warning', async () => {
     const plan = await trialPlan(true);
     await startTrial(plan.id, 'reader@example.com', true);
