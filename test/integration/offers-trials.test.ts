@@ -94,6 +94,20 @@ async function startTrial(planId: string, email: string, card: boolean) {
 }
 
 describe('trial checkouts', () => {
+  it('a plan\u2019s card choice is set on create and update, and a one_time plan refuses a card-less trial', async () => {
+    const plan = await trialPlan(true);
+    const changed = await ok('POST', `/v1/plans/${plan.id}`, { trial_payment_method_required: false });
+    expect(changed).toMatchObject({ trial_days: 7, trial_payment_method_required: false, price_version: 1 });
+    const pass = { name: 'Pass', amount: 500, currency: 'EUR', interval: 'one_time', access_days: 30 };
+    const refused = await call('POST', `/v1/projects/${projectId}/plans`, {
+      ...pass,
+      trial_payment_method_required: false,
+    });
+    expect(expectRestProblem(refused, 'VALIDATION_FAILED').errors).toEqual([
+      expect.objectContaining({ path: 'trial_payment_method_required' }),
+    ]);
+  });
+
   it('a card-less plan\u2019s session lets the buyer skip the card and cancels at the trial\u2019s end without one; a card-required plan\u2019s only has the trial', async () => {
     const cardless = await trialPlan(false);
     const card = await trialPlan(true);
