@@ -121,6 +121,11 @@ export interface CheckoutSessionRequest {
   mode: 'subscription' | 'payment';
   /** Free trial in days (subscription mode only; 0: none). */
   trial_days: number;
+  /**
+   * Whether the trial's checkout asks for a card (D33). false (with `trial_days` > 0): Stripe's `payment_method_collection:
+   * if_required`, and a trial that ends without a payment method cancels the subscription.
+   */
+  trial_payment_method_required: boolean;
   customer_email: string | null;
   /** Our reference of the buyer (Stripe `client_reference_id`), or null. */
   client_reference_id: string | null;

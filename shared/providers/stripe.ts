@@ -17,6 +17,7 @@ import type {
   RefundResult,
   SubscriptionChangeResult,
 } from './payment-provider.js';
+import { checkoutSessionParams, checkoutSessionResult } from './stripe-checkout.js';
 import { stripeClient, type StripeErrors } from './stripe-client.js';
 import { createStripeGiftCheckout } from './stripe-gift-checkout.js';
 
@@ -370,48 +371,11 @@ export function stripePaymentProvider(dependencies: StripeAdapterDependencies): 
     async createCheckoutSession(request): Promise<CheckoutSessionResult> {
       const client = await clientOf(request);
       if ('ok' in client) return client;
-      const metadata = {
-        project_id: request.project_id,
-        plan_id: request.plan_id,
-        ...(request.promotion_code ? { promotion_code: request.promotion_code } : {}),
-      };
       try {
-        const session = await client.checkout.sessions.create(
-          {
-            mode: request.mode,
-            line_items: [{ price: request.provider_price_id, quantity: 1 }],
-            metadata,
-            ...(request.mode === 'subscription'
-              ? {
-                  subscription_data: {
-                    metadata,
-                    ...(request.trial_days > 0 ? { trial_period_days: request.trial_days } : {}),
-                  },
-                }
-              : { payment_intent_data: { metadata } }),
-            ...(request.provider_promotion_code_id
-              ? { discounts: [{ promotion_code: request.provider_promotion_code_id }] }
-              : {}),
-            ...(request.customer_email ? { customer_email: request.customer_email } : {}),
-            ...(request.client_reference_id ? { client_reference_id: request.client_reference_id } : {}),
-            success_url: request.success_url,
-            cancel_url: request.cancel_url,
-          },
-          { idempotencyKey: request.idempotency_key },
+        const params = checkoutSessionParams(request);
+        return checkoutSessionResult(
+          await client.checkout.sessions.create(params, { idempotencyKey: request.idempotency_key }),
         );
-        if (!session.url)
-          return {
-            ok: false,
-            reason: `Stripe created Checkout Session ${session.id} without a URL.`,
-            code: null,
-            retryable: false,
-          };
-        return {
-          ok: true,
-          id: session.id,
-          url: session.url,
-          expires_at: new Date(session.expires_at * 1000).toISOString(),
-        };
       } catch (error) {
         return stripeFailure(client.errors, error, 'create a Checkout Session');
       }

@@ -262,6 +262,7 @@ describe('membership screens', () => {
     expect(newPlan.body).toContain('Grace period (days)');
     expect(newPlan.body).toContain('How long a member whose renewal failed keeps access while the payment is retried.');
     expect(newPlan.body).toMatch(/name="grace_days"[^>]*value="7"/);
+    expect(newPlan.body).toContain('<select id="plan-trial-card" name="trial_payment_method_required">');
 
     const refused = await post(`/dashboard/projects/${project.id}/plans`, {
       idempotency_key: randomUUID(),
@@ -289,6 +290,17 @@ describe('membership screens', () => {
     expect(first.statusCode).toBe(303);
     expect(second.headers.Location).toBe(first.headers.Location);
     expect(await plans()).toEqual([expect.objectContaining({ amount: 1990, currency: 'EUR', grace_days: 3 })]);
+    const cardless = { ...form, idempotency_key: randomUUID(), name: 'Trial', trial_days: '7' };
+    const trial = await post(`/dashboard/projects/${project.id}/plans`, {
+      ...cardless,
+      trial_payment_method_required: 'false',
+    });
+    expect(trial.statusCode).toBe(303);
+    expect((await plans()).find((plan) => 'name' in plan && plan.name === 'Trial')).toMatchObject({
+      name: 'Trial',
+      trial_days: 7,
+      trial_payment_method_required: false,
+    });
 
     const forged = await handleDashboardRequest(
       runtime,

@@ -76,6 +76,7 @@ describe('create, read and list', () => {
       interval_count: 1,
       access_days: null,
       trial_days: 0,
+      trial_payment_method_required: true,
       grace_days: 7,
       status: 'active',
       price_version: 1,
@@ -283,11 +284,12 @@ describe('update, activate, deactivate', () => {
     ]);
     expect(types(await newEvents())).toEqual(['plan.updated']);
 
-    // Non-price changes keep the version; switching to one_time needs access_days and drops the trial.
-    await call('POST', `/v1/plans/${plan.id}`, { trial_days: 7 });
+    // Non-price changes keep the version; to one_time needs access_days and drops the trial and its card choice.
+    await call('POST', `/v1/plans/${plan.id}`, { trial_days: 7, trial_payment_method_required: false });
     expectRestProblem(await call('POST', `/v1/plans/${plan.id}`, { interval: 'one_time' }), 'VALIDATION_FAILED');
     const pass = await call('POST', `/v1/plans/${plan.id}`, { interval: 'one_time', access_days: 30 });
     expect(pass.json).toMatchObject({ interval: 'one_time', access_days: 30, trial_days: 0, price_version: 3 });
+    expect(pass.json.trial_payment_method_required).toBe(true);
     events = await newEvents();
     expect(types(events)).toEqual(['plan.updated', 'plan.updated']);
 

@@ -9,7 +9,8 @@
  * hosted checkout page (`GET /checkout/<id>`, no key) has a "Pay" form whose `POST /checkout/<id>/pay` does
  * what Stripe does when a buyer pays: it signs and delivers `checkout.session.completed` and (subscription
  * mode) `invoice.paid` to the hook given to {@link FakeStripeApi.deliverEventsTo}, makes the Stripe
- * subscription known, and answers 303 to the session's `success_url`. Form
+ * subscription known, and answers 303 to the session's `success_url`; trials and their end are there too
+ * (stripe-hosted.ts). Form
  * bodies are parsed with `qs` (Stripe's bracket keys: `metadata[plan_id]`, `recurring[interval]`); a POST
  * with an `Idempotency-Key` seen before answers the first response again, as Stripe does.
  *
@@ -23,9 +24,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import qs from 'qs';
-import { checkoutSession, invoice, stripeEventBody, stripeSignature } from './stripe.js';
-import { firstLineItemCharge } from './stripe-line-items.js';
 import { fakeStripeDiscounts, type FakeStripeDiscounts } from './stripe-discounts.js';
+import { hostedStripe, type HostedStripe } from './stripe-hosted.js';
 
 /** One recorded request. */
 interface StripeApiRequest {
@@ -92,12 +92,16 @@ export interface FakeStripeApi {
   /** Opens an invoice of Stripe subscription `subscription` (a failed renewal); returns its hosted invoice URL. */
   openInvoice(subscription: string): string;
   /**
-   * Where the hosted checkout delivers the events of a payment (the service's Stripe hook URL), signed with
-   * `webhookSecret`.
+   * Where the hosted checkout delivers the events of a payment (the service's Stripe hook URL, or a function posting to
+   * the hook in-process), signed with `webhookSecret`.
    */
-  deliverEventsTo(url: string, webhookSecret: string): void;
+  deliverEventsTo: HostedStripe['deliverEventsTo'];
   /** The events the hosted checkout delivered, in order, with the hook's answer status. */
-  deliveredEvents: { type: string; status: number }[];
+  deliveredEvents: HostedStripe['deliveredEvents'];
+  /** Pays a Checkout Session as its buyer would on the hosted page (see stripe-hosted.ts). */
+  payCheckout: HostedStripe['pay'];
+  /** Ends a Stripe subscription's trial now, delivering the events Stripe would (see stripe-hosted.ts). */
+  endTrial: HostedStripe['endTrial'];
   stop(): Promise<void>;
 }
 
@@ -112,7 +116,8 @@ const bool = (value: unknown, fallback: boolean) =>
   value === undefined ? fallback : value === true || value === 'true';
 
 /** Starts a fake Stripe API on 127.0.0.1 (a free port). */
-export async function startFakeStripeApi(): Promise<FakeStripeApi> {
+/** Starts the fake; `options.nowMs` is its clock (default real time): give the test's injected clock to move with it. */
+export async function startFakeStripeApi(options: { nowMs?: () => number } = {}): Promise<FakeStripeApi> {
   const keys = new Map<string, string>();
   const failures: { failure: StripeFailure; times: number; method?: string; pathPrefix?: string }[] = [];
   const requests: StripeApiRequest[] = [];
@@ -124,12 +129,10 @@ export async function startFakeStripeApi(): Promise<FakeStripeApi> {
   const billingPortalSessions: Record<string, any>[] = [];
   const openInvoices: Record<string, any>[] = [];
   let baseUrl = '';
-  let delivery: { url: string; webhookSecret: string } | null = null;
-  const deliveredEvents: { type: string; status: number }[] = [];
   const idempotent = new Map<string, { status: number; body: unknown }>();
   let sequence = 0;
   const nextId = (prefix: string) => `${prefix}_fake${String(++sequence).padStart(6, '0')}`;
-  const created = () => Math.floor(Date.now() / 1000);
+  const created = () => Math.floor((options.nowMs?.() ?? Date.now()) / 1000);
   const discounts = fakeStripeDiscounts(nextId, created);
 
   const addSubscription = (id: string, options: { priceId: string; customer?: string; status?: string }) => {
@@ -159,6 +162,16 @@ export async function startFakeStripeApi(): Promise<FakeStripeApi> {
     subscriptions.set(id, subscription);
     return subscription;
   };
+
+  const hosted = hostedStripe({
+    prices,
+    subscriptions,
+    checkoutSessions,
+    addSubscription,
+    nextId,
+    created,
+    redeem: discounts.redeem,
+  });
 
   const missing = (kind: string, id: string) => ({
     status: 404,
@@ -344,61 +357,6 @@ export async function startFakeStripeApi(): Promise<FakeStripeApi> {
     };
   };
 
-  /** Signs and POSTs one event to the delivery URL, recording the hook's answer. */
-  const deliver = async (type: string, object: unknown) => {
-    if (!delivery) throw new Error('The fake Stripe API has no delivery URL: call deliverEventsTo first.');
-    const now = created();
-    const { body } = stripeEventBody(type, object, { created: now });
-    const answer = await fetch(delivery.url, {
-      method: 'POST',
-      headers: {
-        'Content-Type': 'application/json',
-        'Stripe-Signature': stripeSignature(body, delivery.webhookSecret, now),
-      },
-      body,
-    });
-    deliveredEvents.push({ type, status: answer.status });
-  };
-
-  /**
-   * A buyer paid checkout session `session` with `email`: the events Stripe sends, the subscription it creates, and
-   * where the buyer goes next.
-   */
-  const pay = async (session: Record<string, any>, email: string): Promise<string> => {
-    const customer = nextId('cus');
-    const { priceId, amount: price, currency } = firstLineItemCharge(session, prices);
-    const { amountOff, discounts: applied } = discounts.redeem(session, price);
-    const amount = price - amountOff;
-    const mode = session.mode === 'payment' ? 'payment' : 'subscription';
-    const subscription = mode === 'subscription' ? addSubscription(nextId('sub'), { priceId, customer }).id : undefined;
-    const paymentIntent = nextId('pi');
-    if (subscription) subscriptions.get(subscription)!.metadata = { ...(session.subscription_data?.metadata ?? {}) };
-    const completed = {
-      ...checkoutSession({ customer, email, mode, subscription, paymentIntent, amountTotal: amount, currency }),
-      id: session.id,
-      metadata: session.metadata ?? {},
-      client_reference_id: session.client_reference_id ?? null,
-      discounts: applied,
-      total_details: { amount_discount: amountOff, amount_shipping: 0, amount_tax: 0 },
-    };
-    Object.assign(session, { status: 'complete', customer, subscription: subscription ?? null });
-    await deliver('checkout.session.completed', completed);
-    if (subscription)
-      await deliver('invoice.paid', {
-        ...invoice({ subscription, paymentIntent, amount, currency, billingReason: 'subscription_create' }),
-        total_discount_amounts: amountOff > 0 ? [{ amount: amountOff, discount: nextId('di') }] : [],
-      });
-    return String(session.success_url ?? '/').replace('{CHECKOUT_SESSION_ID}', session.id);
-  };
-
-  /** The hosted checkout page of a session: what it sells and a "Pay" form. */
-  const checkoutPage = (session: Record<string, any>) =>
-    `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Fake Stripe Checkout</title></head><body><main>` +
-    `<h1>Fake Stripe Checkout</h1><p>Session ${session.id}</p><form method="post" action="/checkout/${session.id}/pay">` +
-    `<label for="email">Email</label> <input id="email" name="email" type="email" value="${String(session.customer_email ?? '').replace(/[<>"&]/g, '')}" required> ` +
-    `<button type="submit">Pay</button></form></main></body></html>`;
-
-  /** Serves the hosted checkout (no key: a buyer's browser), or returns false for any other path. */
   /** Stripe's hosted invoice page (`/i/{id}`): a page naming the invoice, or 404. */
   const hostedInvoice = (path: string, response: ServerResponse): boolean => {
     const match = /^\/i\/([^/]+)$/.exec(path);
@@ -412,29 +370,6 @@ export async function startFakeStripeApi(): Promise<FakeStripeApi> {
     return true;
   };
 
-  const hostedCheckout = (method: string, path: string, text: string, response: ServerResponse): boolean => {
-    const match = /^\/checkout\/([^/]+)(\/pay)?$/.exec(path);
-    if (!match) return false;
-    const session = checkoutSessions.get(match[1]);
-    if (!session) {
-      response.writeHead(404, { 'Content-Type': 'text/plain' }).end('No such checkout session');
-      return true;
-    }
-    if (method === 'GET' && !match[2]) {
-      response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(checkoutPage(session));
-      return true;
-    }
-    if (method === 'POST' && match[2]) {
-      const email = new URLSearchParams(text).get('email') ?? String(session.customer_email ?? '');
-      pay(session, email).then(
-        (location) => response.writeHead(303, { Location: location }).end(),
-        (error: Error) => response.writeHead(500, { 'Content-Type': 'text/plain' }).end(error.message),
-      );
-      return true;
-    }
-    return false;
-  };
-
   const server: Server = createServer((request, response) => {
     const answer = (status: number, body: unknown) => {
       response.writeHead(status, { 'Content-Type': 'application/json', 'Request-Id': `req_fake${sequence}` });
@@ -444,7 +379,7 @@ export async function startFakeStripeApi(): Promise<FakeStripeApi> {
       (text) => {
         const url = new URL(request.url ?? '/', 'http://fake');
         const method = request.method ?? 'GET';
-        if (hostedCheckout(method, url.pathname, text, response)) return;
+        if (hosted.serve(method, url.pathname, text, response)) return;
         if (method === 'GET' && hostedInvoice(url.pathname, response)) return;
         const params = qs.parse(method === 'GET' ? url.search.slice(1) : text, {
           depth: 10,
@@ -529,8 +464,10 @@ export async function startFakeStripeApi(): Promise<FakeStripeApi> {
       openInvoices.push({ id, object: 'invoice', status: 'open', subscription, hosted_invoice_url: hosted });
       return hosted;
     },
-    deliverEventsTo: (url, webhookSecret) => void (delivery = { url, webhookSecret }),
-    deliveredEvents,
+    deliverEventsTo: hosted.deliverEventsTo,
+    deliveredEvents: hosted.deliveredEvents,
+    payCheckout: hosted.pay,
+    endTrial: hosted.endTrial,
     stop: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -12,15 +12,15 @@ export interface FakeStripeDiscounts {
   coupons: Map<string, Record<string, any>>;
   promotionCodes: Map<string, Record<string, any>>;
   /** Answers a coupon or promotion code request, or null for any other path. */
-  route(method: string, path: string, params: Record<string, any>): Answer | null;
+  route: (method: string, path: string, params: Record<string, any>) => Answer | null;
   /**
    * What paying `session` for `amount` (minor units) takes off: the amount off, the session's `discounts` as Stripe
    * reports them, and the coupon (null without a discount). Counts the redemption.
    */
-  redeem(
+  redeem: (
     session: Record<string, any>,
     amount: number,
-  ): { amountOff: number; discounts: Record<string, any>[]; coupon: Record<string, any> | null };
+  ) => { amountOff: number; discounts: Record<string, any>[]; coupon: Record<string, any> | null };
 }
 
 const invalid = (message: string, code?: string): Answer => ({

@@ -236,6 +236,7 @@ describe('webhook events', () => {
         interval_count: 1,
         access_days: null,
         trial_days: 0,
+        trial_payment_method_required: true,
         grace_days: 7,
         status: 'active',
         price_version: 1,

@@ -186,6 +186,7 @@ export async function redeemAccessCode(
             plan: plan!,
             accessCode: used,
             newSubscriber: prepared,
+            ...(input.subscriber ? { trialEmail: input.subscriber.email ?? null } : {}),
           });
           followUp = added.followUp;
           answer.subscription = added.subscription;

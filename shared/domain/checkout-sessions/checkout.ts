@@ -12,6 +12,7 @@ import type {
 } from '../../providers/payment-provider.js';
 import { retryPolicyOf, retryWhile, type RetryPolicy } from '../../retry.js';
 import type { Store } from '../../store/store.js';
+import { trialUseStore } from '../../store/subscriptions/trials.js';
 import { redeemableCode } from '../coupons/redemption.js';
 import { archivedConflict } from '../plans/decisions.js';
 import { loadPlan, projectOfPlan } from '../plans/repository.js';
@@ -26,6 +27,8 @@ export interface CheckoutInput {
   successUrl?: string | null;
   /** Absolute URL; default `${publicBaseUrl}/join/{project_id}`. */
   cancelUrl?: string | null;
+  /** Whether to start the plan's trial (default true; false sells the plan without it, D33). */
+  trial?: boolean;
   /** Our reference of the buyer (Stripe `client_reference_id`). */
   clientReferenceId?: string | null;
   /** A promotion code of the project, as typed (D33): checked here, applied and billed by Stripe. */
@@ -72,6 +75,34 @@ export function redirectUrls(
   );
 }
 
+/** The request field a used trial is refused on (`trial`). */
+const TRIAL_FIELD = 'trial';
+
+/**
+ * The CONFLICT of a trial checkout for an e-mail that already had its trial in the project (D33: one per subscriber per
+ * project): the field error on `trial` is what the join page recognises to offer the plan without its trial.
+ */
+export function trialUsedConflict(planId: string): ProblemError {
+  return new ProblemError(
+    'CONFLICT',
+    `This e-mail address already had its free trial in this project (one per subscriber); buy plan ${planId} without a trial with trial: false.`,
+    { errors: [{ path: TRIAL_FIELD, message: 'the e-mail address already had its trial; send trial: false' }] },
+  );
+}
+
+/** Whether `problem` is {@link trialUsedConflict}'s (the join page then offers the plan without its trial). */
+export function isTrialUsed(problem: { code: string; errors?: readonly { path: string }[] }): boolean {
+  return problem.code === 'CONFLICT' && (problem.errors ?? []).some((error) => error.path === TRIAL_FIELD);
+}
+
+/**
+ * The trial days a checkout of `plan` starts (D33, pure): the plan's for a recurring plan when `trial` is not false,
+ * else 0.
+ */
+export function checkoutTrialDays(plan: Pick<Plan, 'interval' | 'trial_days'>, trial: boolean | undefined): number {
+  return plan.interval === 'one_time' || trial === false ? 0 : plan.trial_days;
+}
+
 /**
  * The plan `planId` when it can be sold through Stripe Checkout now (D26, D33), with its project and the Stripe
  * adapter. Errors: NOT_FOUND; CONFLICT (archived project, inactive or free plan, no Stripe, not synced);
@@ -115,9 +146,10 @@ export async function sellablePlan(
 }
 
 /**
- * Starts a hosted Stripe checkout (D26), storing nothing (the subscription comes with `checkout.session.completed`).
- * Errors: NOT_FOUND; CONFLICT (archived, inactive/free plan, no Stripe, not synced); VALIDATION_FAILED (no redirect
- * URL, Stripe's refusal); PROVIDER_UNAVAILABLE.
+ * Starts a hosted Stripe checkout (D26), storing nothing (the subscription comes with `checkout.session.completed`);
+ * with the plan's trial unless `trial` is false, card-less when the plan allows it (D33); a promotion code is checked here and applied by Stripe.
+ * Errors: NOT_FOUND; CONFLICT (archived, inactive/free plan, no Stripe, not synced, the e-mail's trial used);
+ * VALIDATION_FAILED (no redirect URL, Stripe's refusal); PROVIDER_UNAVAILABLE.
  */
 export async function startCheckout(
   runtime: { store: Store; clock: Clock } & IntegrationRuntime,
@@ -128,6 +160,13 @@ export async function startCheckout(
 ): Promise<CheckoutSession> {
   const { plan, project, adapter } = await sellablePlan(runtime.store, principal, planId, options.adapters);
   const urls = redirectUrls(runtime, project.id, input);
+  const trialDays = checkoutTrialDays(plan, input.trial);
+  if (
+    trialDays > 0 &&
+    input.customerEmail &&
+    (await trialUseStore.hadTrial(runtime.store, principal.teamId, project.id, input.customerEmail))
+  )
+    throw trialUsedConflict(plan.id);
   const offer = input.promotionCode
     ? await redeemableCode(
         runtime.store,
@@ -148,7 +187,8 @@ export async function startCheckout(
     );
   const fields = {
     mode: plan.interval === 'one_time' ? 'payment' : 'subscription',
-    trial_days: plan.interval === 'one_time' ? 0 : plan.trial_days,
+    trial_days: trialDays,
+    trial_payment_method_required: plan.trial_payment_method_required,
     customer_email: input.customerEmail ?? null,
     client_reference_id: input.clientReferenceId ?? null,
     success_url: urls.success,

@@ -19,6 +19,7 @@ export const createCheckoutSession: OperationHandler<Operations['createCheckoutS
       successUrl: body.success_url,
       cancelUrl: body.cancel_url,
       promotionCode: body.promotion_code,
+      trial: body.trial,
       idempotencyKey,
     },
     { adapters: paymentProviderAdapters(runtime) },

@@ -32,6 +32,15 @@ export const CreateCheckoutSessionRequest = z.strictObject({
       ),
     ),
   ),
+  trial: z.optional(
+    z
+      .boolean()
+      .check(
+        z.describe(
+          'Whether the checkout starts the plan\u2019s free trial (default true, when the plan has one). One trial per e-mail per project: with a `customer_email` that already had its trial, a trial checkout is CONFLICT; false sells the plan without its trial.',
+        ),
+      ),
+  ),
 });
 /** The body of a checkout-session creation (see {@link CreateCheckoutSessionRequest}). */
 export type CreateCheckoutSessionRequest = z.infer<typeof CreateCheckoutSessionRequest>;

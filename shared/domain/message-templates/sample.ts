@@ -49,6 +49,7 @@ function samplePlan(project: Project, nowIso: string): Plan {
     interval_count: 1,
     access_days: null,
     trial_days: 7,
+    trial_payment_method_required: true,
     status: 'active',
     price_version: 1,
     price_history: [

@@ -8,7 +8,11 @@ import {
   putProviderPaymentRef,
   putProviderSubscriptionLink,
 } from '../../store/payments/writes.js';
+import { trialUseStore } from '../../store/subscriptions/trials.js';
 import { unitOfWork } from '../../store/unit-of-work.js';
+import { logger } from '../../logger.js';
+import { CHECKOUT_TRIAL_DAYS_METADATA } from '../../providers/stripe-checkout.js';
+import type { Plan } from '../plans/schema.js';
 import { withinTierLimit } from '../billing/repository.js';
 import { giftCheckoutCompleted } from '../gifts/paid.js';
 import { loadProject, toProject } from '../projects/repository.js';
@@ -84,11 +88,25 @@ async function checkoutOffer(context: EventContext, session: Stripe.Checkout.Ses
 }
 
 /**
+ * The trial days a completed session started (D33): its `trial_days` metadata (set when it was created; "0" for a
+ * plan sold without its trial), else the plan's for a subscription-mode session of a recurring plan.
+ */
+export function sessionTrialDays(
+  session: Pick<Stripe.Checkout.Session, 'mode' | 'metadata'>,
+  plan: Pick<Plan, 'interval' | 'trial_days'>,
+): number {
+  if (session.mode !== 'subscription' || plan.interval === 'one_time') return 0;
+  const recorded = Number(session.metadata?.[CHECKOUT_TRIAL_DAYS_METADATA] ?? Number.NaN);
+  return Number.isInteger(recorded) && recorded >= 0 ? recorded : plan.trial_days;
+}
+
+/**
  * `checkout.session.completed`: finds or creates the subscriber by Stripe customer (tier limit counted) and creates the
  * subscription on `metadata.plan_id` (else a line item's synced plan): mode `subscription` → pending; mode `payment`
  * paid → active with its payment, same transaction (pending with the payment flagged when it does not match the plan's
- * price). An already linked Stripe subscription changes nothing. A gift's session (`metadata.gift_id`) only marks the
- * gift paid (`../gifts/paid.ts`).
+ * price). A trial (its days from the session, {@link sessionTrialDays}) starts trialing and uses up the buyer's e-mail's
+ * one trial in the project (D33; a second one that slipped through is recorded and logged). An already linked Stripe
+ * subscription changes nothing. A gift's session (`metadata.gift_id`) only marks the gift paid (`../gifts/paid.ts`).
  */
 export async function checkoutCompleted(
   context: EventContext,
@@ -139,7 +157,16 @@ export async function checkoutCompleted(
         : null;
   // A recurring plan with a trial starts trialing: its first invoice (zero, or the first charge after
   // the trial) settles nothing before the trial ends. Otherwise the first invoice activates it.
-  const trialDays = session.mode === 'subscription' && plan.interval !== 'one_time' ? plan.trial_days : 0;
+  const trialDays = sessionTrialDays(session, plan);
+  const trialEmail = trialDays > 0 ? (session.customer_details?.email ?? session.customer_email ?? null) : null;
+  if (trialEmail && (await trialUseStore.hadTrial(runtime.store, teamId, projectId, trialEmail)))
+    // Checked before the checkout was offered; a second trial started meanwhile (two checkouts at once, or one opened
+    // without an e-mail) is Stripe's fact: recorded as it is.
+    logger.warn('a second trial for one e-mail address in a project was completed at Stripe; recorded as it is', {
+      project_id: projectId,
+      plan_id: plan.id,
+      checkout_session_id: session.id,
+    });
   const nowMs = runtime.clock.nowMs();
   const paid = { amount: session.amount_total ?? 0, currency: (session.currency ?? '').toUpperCase() };
   const offer = await checkoutOffer(context, session, isoTime(nowMs));
@@ -221,6 +248,7 @@ export async function checkoutCompleted(
         accessCode: null,
         newSubscriber: prepared,
         providerSubscriptionId: stripeSubscriptionId,
+        trialEmail,
       }));
     }),
   );

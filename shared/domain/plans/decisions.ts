@@ -18,7 +18,7 @@ import {
  * commits conditional on the revision read, again on a lost race.
  */
 
-/** A plan's price and billing terms (the fields a price version holds) plus its trial. */
+/** A plan's price and billing terms (the fields a price version holds) plus its trial (D33: whether it needs a card). */
 export interface Terms {
   amount: number;
   currency: string;
@@ -26,6 +26,7 @@ export interface Terms {
   interval_count: number;
   access_days: number | null;
   trial_days: number;
+  trial_payment_method_required: boolean;
 }
 
 const PRICE_FIELDS = ['amount', 'currency', 'interval', 'interval_count', 'access_days'] as const;
@@ -35,7 +36,7 @@ const PRICE_FIELDS = ['amount', 'currency', 'interval', 'interval_count', 'acces
  * `one_time` needs `access_days`, has `interval_count` 1 and no trial; recurring plans have no
  * `access_days` and at most 52 weeks, 12 months or 1 year per period. Switching interval without
  * `interval_count` resets it to 1; switching to recurring clears `access_days`, to one_time clears the
- * trial. Errors: VALIDATION_FAILED with the offending fields.
+ * trial (and its card choice, back to required). Errors: VALIDATION_FAILED with the offending fields.
  */
 export function resolveTerms(
   requested: Partial<Omit<Terms, 'access_days'>> & { access_days?: number | null },
@@ -52,6 +53,8 @@ export function resolveTerms(
     access_days:
       requested.access_days !== undefined ? requested.access_days : oneTime ? (current?.access_days ?? null) : null,
     trial_days: requested.trial_days ?? (oneTime ? 0 : (current?.trial_days ?? 0)),
+    trial_payment_method_required:
+      requested.trial_payment_method_required ?? (oneTime ? true : (current?.trial_payment_method_required ?? true)),
   };
   const errors: FieldError[] = [];
   if (oneTime) {
@@ -59,6 +62,11 @@ export function resolveTerms(
       errors.push({ path: 'access_days', message: 'required for a one_time plan (days of access it grants)' });
     if (terms.interval_count !== 1) errors.push({ path: 'interval_count', message: 'must be 1 for a one_time plan' });
     if (terms.trial_days !== 0) errors.push({ path: 'trial_days', message: 'a one_time plan has no trial' });
+    if (!terms.trial_payment_method_required)
+      errors.push({
+        path: 'trial_payment_method_required',
+        message: 'a one_time plan has no trial to start without a card',
+      });
   } else {
     if (requested.access_days !== undefined && requested.access_days !== null)
       errors.push({ path: 'access_days', message: 'only one_time plans take access_days' });
@@ -85,6 +93,7 @@ const termsOf = (plan: Plan): Terms => ({
   interval_count: plan.interval_count,
   access_days: plan.access_days,
   trial_days: plan.trial_days,
+  trial_payment_method_required: plan.trial_payment_method_required,
 });
 export const priceVersionOf = (version: number, terms: Terms, effectiveFrom: string): PlanPriceVersion => ({
   version,
@@ -158,6 +167,7 @@ export function decidePlanUpdate(
       interval_count: input.interval_count,
       access_days: input.access_days,
       trial_days: input.trial_days,
+      trial_payment_method_required: input.trial_payment_method_required,
     },
     termsOf(plan),
   );
@@ -180,8 +190,10 @@ export function decidePlanUpdate(
   const statusChanged = next.status !== plan.status;
   const rolesChanged =
     JSON.stringify(next.platform_role_ids ?? null) !== JSON.stringify(plan.platform_role_ids ?? null);
-  // The grace period is the service's own (not listed at the provider): no price version, no sync.
-  const graceChanged = next.grace_days !== plan.grace_days;
+  // The grace period and a trial's card choice are the service's own (not listed at the provider): no price version,
+  // no sync (Checkout asks for the card or not when the session is created).
+  const graceChanged =
+    next.grace_days !== plan.grace_days || next.trial_payment_method_required !== plan.trial_payment_method_required;
   if (!listedChanged && !statusChanged && !rolesChanged && !graceChanged) return null;
   if (statusChanged && next.status === 'active' && project.status === 'archived')
     throw archivedConflict(project, 'activating a plan');

@@ -6,13 +6,14 @@ import { Plan } from './schema.js';
 /**
  * A plan item as stored (`TEAM#<team>`, `PLAN#<uuid>`; DESIGN D14, D16, D22): the public fields, those
  * added after the first plans were stored absent on older items (`description`, `access_days`,
- * `trial_days`, `grace_days`, `price_history` and the provider-sync fields). Its `revision` and
+ * `trial_days`, `trial_payment_method_required`, `grace_days`, `price_history` and the provider-sync fields). Its `revision` and
  * `live_subscription_count` are read from the item by the writes, not here.
  */
 const StoredPlan = z.partial(Plan, {
   description: true,
   access_days: true,
   trial_days: true,
+  trial_payment_method_required: true,
   grace_days: true,
   price_history: true,
   sync_status: true,

@@ -38,6 +38,7 @@ export function toPlan(item: Item): Plan {
     description: stored.description ?? null,
     access_days: stored.access_days ?? null,
     trial_days: stored.trial_days ?? 0,
+    trial_payment_method_required: stored.trial_payment_method_required ?? true,
     grace_days: stored.grace_days ?? DEFAULT_GRACE_DAYS,
     price_history: stored.price_history ?? [],
     sync_status: stored.sync_status ?? 'not_synced',

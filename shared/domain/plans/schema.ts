@@ -33,6 +33,12 @@ const MAX_PLAN_AMOUNT = 100_000_000;
 export const MAX_ACCESS_DAYS = 3650;
 /** Longest free trial, in days. */
 export const MAX_TRIAL_DAYS = 365;
+/**
+ * What `trial_payment_method_required` means (DESIGN D33), written once for the plan and its requests: Stripe
+ * Checkout's `payment_method_collection` (`always` / `if_required`) and what ends a card-less trial.
+ */
+const TRIAL_CARD_DESCRIPTION =
+  'Whether a trial\u2019s checkout asks for a card (default true). false: the buyer may start the trial without one; a trial that ends without a payment method ends the subscription (Stripe `missing_payment_method: cancel`). Meaningful only with trial_days > 0; one_time plans have no trial, so false is refused for them.';
 /** Longest grace period, in days: how long a past_due subscription keeps access while its payment is retried. */
 export const MAX_GRACE_DAYS = 30;
 /** A plan's grace period when none is given (and for plans stored before grace periods), in days. */
@@ -88,6 +94,7 @@ export const Plan = z
       .nullable(z.number().check(z.int(), z.positive()))
       .check(z.describe('Days of access a one_time plan grants; null for recurring plans.')),
     trial_days: z.number().check(z.int(), z.nonnegative(), z.describe('Free trial length in days (0: none).')),
+    trial_payment_method_required: z.boolean().check(z.describe(TRIAL_CARD_DESCRIPTION)),
     grace_days: z
       .number()
       .check(
@@ -143,6 +150,7 @@ export const PlanProjectParams = z.strictObject({
 });
 
 const PlanName = NameText();
+const TrialPaymentMethodRequired = z.boolean();
 const PlanDescription = LongText();
 const Amount = z.number().check(z.int(), z.gte(0), z.lte(MAX_PLAN_AMOUNT));
 const IntervalCount = z.number().check(z.int(), z.gte(1), z.lte(52));
@@ -158,7 +166,7 @@ const PlatformRoleIds = z
 /**
  * Body of `POST /v1/projects/{project_id}/plans` (and the `create_plan` tool's arguments besides
  * `project_id`). Cross-field rules (checked by the use case, VALIDATION_FAILED): `one_time` needs
- * `access_days` and takes no trial; recurring plans take no `access_days`; `interval_count` at most
+ * `access_days` and takes no trial (nor `trial_payment_method_required: false`); recurring plans take no `access_days`; `interval_count` at most
  * 52 weeks, 12 months or 1 year.
  */
 export const CreatePlanRequest = z
@@ -185,6 +193,7 @@ export const CreatePlanRequest = z
     trial_days: z
       .optional(TrialDays)
       .check(z.describe(`Free trial length in days, 0 to ${MAX_TRIAL_DAYS} (default 0; recurring plans only).`)),
+    trial_payment_method_required: z.optional(TrialPaymentMethodRequired).check(z.describe(TRIAL_CARD_DESCRIPTION)),
     grace_days: z
       .optional(GraceDays)
       .check(
@@ -228,6 +237,9 @@ export const UpdatePlanRequest = z
       .optional(z.nullable(AccessDays))
       .check(z.describe('New access length of a one_time plan; null when switching to a recurring interval.')),
     trial_days: z.optional(TrialDays).check(z.describe('New free trial length in days.')),
+    trial_payment_method_required: z
+      .optional(TrialPaymentMethodRequired)
+      .check(z.describe(`From now on: ${TRIAL_CARD_DESCRIPTION}`)),
     grace_days: z
       .optional(GraceDays)
       .check(

@@ -11,12 +11,15 @@ import {
   putNewSubscription,
   writeSubscriptionIndex,
 } from '../../store/subscriptions/writes.js';
+import { trialUseStore } from '../../store/subscriptions/trials.js';
+import { subscriberStore } from '../../store/subscribers.js';
 import { unitOfWork, type Transaction, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { getPlan } from '../plans/repository.js';
 import type { Plan } from '../plans/schema.js';
 import { loadProject, toProject } from '../projects/repository.js';
 import type { Project } from '../projects/schema.js';
 import type { AccessCode } from '../access-codes/schema.js';
+import { parseStoredSubscriber } from '../subscribers/record.js';
 import {
   getSubscriber,
   isEmptySetChange,
@@ -176,11 +179,30 @@ export interface SubscriptionCreation {
    * (D27).
    */
   providerSubscriptionId?: string | null;
+  /**
+   * The e-mail address whose one trial per project (D33) a subscription with a trial uses up; default the subscriber's
+   * stored address (a new subscriber's when consented). None: no trial is recorded.
+   */
+  trialEmail?: string | null;
+}
+
+/** The address a trial of `creation` is recorded for (see {@link SubscriptionCreation.trialEmail}), or null. */
+async function trialEmailOf(
+  runtime: UnitOfWorkRuntime,
+  teamId: string,
+  creation: SubscriptionCreation,
+): Promise<string | null> {
+  if (creation.trialEmail !== undefined) return creation.trialEmail;
+  const { subscriber } = creation;
+  if (creation.newSubscriber) return subscriber.email ?? null;
+  const item = await subscriberStore.read(runtime.store, teamId, subscriber.project_id, subscriber.id);
+  return (item ? parseStoredSubscriber(item).email : null) ?? null;
 }
 
 /**
  * Adds a subscription's creation to `tx` (D15 "(new)"; the one creation path): item, index, access sets,
- * `live_subscription_count` + 1 on project and plan, the live plan counter, `subscription.created`, access events.
+ * `live_subscription_count` + 1 on project and plan, the live plan counter, `subscription.created`, access events, and
+ * for a trial the use of the address's one trial in the project (D33).
  * CONFLICT: inactive project/plan, missing or banned subscriber. Returns it (with `invite_links`) and the post-commit
  * platform calls.
  */
@@ -214,6 +236,8 @@ export async function addSubscriptionCreation(
       new ProblemError('CONFLICT', `Plan ${plan.id} was deactivated or deleted meanwhile: no new subscriptions.`),
   });
   if (due) scheduleDeadline(tx, deadlineOf(teamId, subscription, due));
+  const trialEmail = subscription.trial_ends_at === null ? null : await trialEmailOf(runtime, teamId, creation);
+  if (trialEmail) trialUseStore.record(tx, teamId, projectId, trialEmail, subscription.id, subscription.created_at);
   tx.emit({
     type: 'subscription.created',
     projectId,

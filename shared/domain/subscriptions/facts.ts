@@ -80,6 +80,14 @@ export const subscriptionsFacts = defineFacts({
       pk: `TEAM#${teamId}#PROJECT#${projectId}#SUBSCRIBER_SUBSCRIPTIONS#${subscriberId}`,
       sk: 'CONVERTED',
     }),
+    /**
+     * The marker that an e-mail address (its SHA-256, trimmed and in lower case: no address in a key) had a trial in a
+     * project (D33: one trial per subscriber per project), written with the trialing subscription's creation.
+     */
+    trialUse: (teamId: string, projectId: string, emailSha256: string) => ({
+      pk: `TEAM#${teamId}#PROJECT#${projectId}#TRIAL_USE#${emailSha256}`,
+      sk: 'TRIAL_USE',
+    }),
   },
   sortKeyPrefix: {
     subscriberSubscription: 'SUBSCRIPTION#',
@@ -91,5 +99,6 @@ export const subscriptionsFacts = defineFacts({
     subscriberSubscription: 'subscriber_subscription',
     subscriberConversion: 'subscriber_conversion',
     subscriberAccess: 'subscriber_access',
+    trialUse: 'trial_use',
   },
 });

@@ -2,6 +2,7 @@ import type { ApiGatewayResult } from '../../http/api-gateway.js';
 import { formText } from '../../web/request.js';
 import { redirectResult } from '../../web/results.js';
 import { runOperation } from '../../web/run-operation.js';
+import { isTrialUsed } from '../../domain/checkout-sessions/checkout.js';
 import type { CheckoutSession } from '../../domain/checkout-sessions/schema.js';
 import type { Plan } from '../../domain/plans/schema.js';
 import { JOIN_PATH, type PublicRequest } from '../http.js';
@@ -11,8 +12,9 @@ import { joinPage, type JoinContext } from './join.js';
  * `POST /join/{project_id}/plans/{plan_id}` of a paid plan (DESIGN D26): runs `createCheckoutSession` (a
  * Stripe Checkout Session of the synced price, metadata naming the project and plan) as the join principal,
  * with the welcome page as `success_url` and the join page as `cancel_url`, and answers 303 to Stripe's page.
- * The form's idempotency key makes a double submit lead to the same checkout. A refusal shows the join page
- * with the problem.
+ * The form's idempotency key makes a double submit lead to the same checkout. A trial plan's form carries the buyer's
+ * e-mail (checked for its one trial per project, D33, before Stripe); `trial=false` buys the plan without its trial. A
+ * used trial shows the join page offering the plan without it; any other refusal, the join page with the problem.
  */
 export async function startPlanCheckout(
   request: PublicRequest,
@@ -22,6 +24,8 @@ export async function startPlanCheckout(
   const origin = request.relyingParty.origin;
   const joinUrl = `${origin}${JOIN_PATH}/${context.project.id}`;
   const promotionCode = formText(request.form, 'promotion_code');
+  const email = formText(request.form, 'email');
+  const trial = request.form.get('trial') !== 'false';
   const outcome = await runOperation<CheckoutSession>(
     request.runtime,
     context.principal,
@@ -31,6 +35,8 @@ export async function startPlanCheckout(
       success_url: `${joinUrl}/welcome?session_id={CHECKOUT_SESSION_ID}`,
       cancel_url: joinUrl,
       ...(promotionCode ? { promotion_code: promotionCode } : {}),
+      ...(email ? { customer_email: email } : {}),
+      ...(trial ? {} : { trial: false }),
     },
     {
       requestId: request.requestId,
@@ -38,6 +44,8 @@ export async function startPlanCheckout(
       surface: 'portal',
     },
   );
+  if (!outcome.ok && email && isTrialUsed(outcome.problem))
+    return joinPage(request, context, undefined, { plan, email });
   if (!outcome.ok) return joinPage(request, context, outcome.problem);
   return redirectResult(outcome.result.url);
 }

@@ -120,7 +120,13 @@ function EmailField(props: { id: string }): Html {
   );
 }
 
-/** One plan as a card with its "Join" form, or the note that it cannot be joined here. */
+/** Whether joining `plan` starts a free trial (a recurring plan with trial days). */
+const hasTrial = (plan: Plan) => plan.trial_days > 0 && plan.interval !== 'one_time';
+
+/**
+ * One plan as a card with its "Join" form (a free plan's and a trial's with the e-mail: one trial per address, D33), or
+ * the note that it cannot be joined here.
+ */
 function PlanCard(props: { project: Project; plan: Plan; csrf: string; nowMs: number; offer: JoinOffer | null }): Html {
   const { project, plan } = props;
   const kind = joinKind(project, plan);
@@ -135,7 +141,7 @@ function PlanCard(props: { project: Project; plan: Plan; csrf: string; nowMs: nu
       ) : (
         <p>
           <strong>{priceLabel(plan)}</strong>
-          {plan.trial_days > 0 && plan.interval !== 'one_time' ? <span> · {plan.trial_days}-day free trial</span> : ''}
+          {hasTrial(plan) ? <span> · {plan.trial_days}-day free trial</span> : ''}
         </p>
       )}
       {kind === 'unavailable' ? (
@@ -150,6 +156,8 @@ function PlanCard(props: { project: Project; plan: Plan; csrf: string; nowMs: nu
               <input type="hidden" name="subscription_key" value={randomUUID()} />
               <EmailField id={`email-${plan.id}`} />
             </>
+          ) : hasTrial(plan) ? (
+            <EmailField id={`email-${plan.id}`} />
           ) : (
             ''
           )}
@@ -161,7 +169,34 @@ function PlanCard(props: { project: Project; plan: Plan; csrf: string; nowMs: nu
   );
 }
 
-/** The join page's markup, with a problem of a failed join above the plans. */
+/** A trial checkout refused because the e-mail already had its trial (D33): the plan to offer without it, and to whom. */
+export interface TrialRefusal {
+  plan: Plan;
+  email: string;
+}
+
+/** The message of a used trial, with a button that continues to the plan without its trial (same e-mail). */
+function TrialUsedNotice(props: { project: Project; refusal: TrialRefusal; csrf: string }): Html {
+  const { plan, email } = props.refusal;
+  return (
+    <div class="problem" role="alert">
+      <strong>You have already had your free trial</strong>
+      <p>
+        {email} already had a free trial with {props.project.name}; there is one per person. You can still join{' '}
+        {plan.name} without a trial: {priceLabel(plan)} from today.
+      </p>
+      <form method="post" action={`${JOIN_PATH}/${props.project.id}/plans/${plan.id}`}>
+        <JoinCsrf token={props.csrf} />
+        <IdempotencyField />
+        <input type="hidden" name="email" value={email} />
+        <input type="hidden" name="trial" value="false" />
+        <button type="submit">Continue to {plan.name} without a trial</button>
+      </form>
+    </div>
+  );
+}
+
+/** The join page's markup, with a problem of a failed join (or a used trial's offer) above the plans. */
 function JoinView(props: {
   project: Project;
   plans: Plan[];
@@ -170,12 +205,14 @@ function JoinView(props: {
   code: string;
   offer: JoinOffer | null;
   problem?: ProblemDocument;
+  trialRefusal?: TrialRefusal;
 }): Html {
   const { project } = props;
   const sold = props.plans.filter((plan) => joinKind(project, plan) === 'checkout');
   return (
     <MemberPage title={`Join ${project.name}`} site={project.name}>
       {props.problem ? <ProblemView problem={props.problem} /> : ''}
+      {props.trialRefusal ? <TrialUsedNotice project={project} refusal={props.trialRefusal} csrf={props.csrf} /> : ''}
       {project.description ? <p>{project.description}</p> : ''}
       {sold.length > 0 ? <OfferNotice offer={props.offer} code={props.code} plans={sold} /> : ''}
       {sold.length > 0 ? <DiscountCodeForm project={project} code={props.offer?.code.code ?? ''} /> : ''}
@@ -208,16 +245,20 @@ function JoinView(props: {
   );
 }
 
-/** `GET /join/{project_id}`: the join page (sets the CSRF cookie on a first visit). */
+/**
+ * `GET /join/{project_id}`: the join page (sets the CSRF cookie on a first visit); after a failed join, with its
+ * problem, or a used trial's offer of the plan without it (409).
+ */
 export async function joinPage(
   request: PublicRequest,
   context: JoinContext,
   problem?: ProblemDocument,
+  trialRefusal?: TrialRefusal,
 ): Promise<ApiGatewayResult> {
   const csrf = joinCsrfToken(request);
   const plans = await activePlans(context, request);
   const offer = await joinOffer(request, context.project, context.teamId);
-  const status = problem ? (problem.status >= 500 ? 500 : problem.status) : 200;
+  const status = problem ? (problem.status >= 500 ? 500 : problem.status) : trialRefusal ? 409 : 200;
   return htmlResult(
     status,
     <JoinView
@@ -228,6 +269,7 @@ export async function joinPage(
       code={offer ? '' : (request.query.get('code') ?? '').slice(0, 64)}
       offer={offer}
       problem={problem}
+      trialRefusal={trialRefusal}
     />,
     csrf.cookies,
   );
