@@ -135,6 +135,8 @@ export interface CheckoutSessionRequest {
   promotion_code: string | null;
   /** Its id at the provider (Stripe `promo_...`), or null. */
   provider_promotion_code_id: string | null;
+  /** Whether the buyer may type a promotion code on the provider's page (when none is given here). */
+  allow_promotion_codes: boolean;
   idempotency_key: string;
 }
 

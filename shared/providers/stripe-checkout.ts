@@ -17,7 +17,7 @@ export const CHECKOUT_TRIAL_DAYS_METADATA = 'trial_days';
  * days) on the session and its subscription or PaymentIntent, the trial (`subscription_data.trial_period_days`) and,
  * for a trial without a card (D33), `payment_method_collection: if_required` with the trial ending in cancellation when
  * no payment method was added (`trial_settings.end_behavior.missing_payment_method: cancel`); a promotion code as the
- * session's discount (Stripe bills it) and its code in the metadata.
+ * session's discount (Stripe bills it) and its code in the metadata, else Stripe's code field when the plan allows it.
  */
 export function checkoutSessionParams(request: CheckoutSessionRequest): Stripe.Checkout.SessionCreateParams {
   const metadata = {
@@ -43,7 +43,9 @@ export function checkoutSessionParams(request: CheckoutSessionRequest): Stripe.C
     ...(cardless ? { payment_method_collection: 'if_required' as const } : {}),
     ...(request.provider_promotion_code_id
       ? { discounts: [{ promotion_code: request.provider_promotion_code_id }] }
-      : {}),
+      : request.allow_promotion_codes
+        ? { allow_promotion_codes: true }
+        : {}),
     ...(request.customer_email ? { customer_email: request.customer_email } : {}),
     ...(request.client_reference_id ? { client_reference_id: request.client_reference_id } : {}),
     success_url: request.success_url,

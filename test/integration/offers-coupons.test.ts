@@ -145,6 +145,31 @@ describe('a Stripe-connected project’s coupon', () => {
     expect((await ok('GET', `/v1/projects/${projectId}/metrics`)).mrr).toEqual([{ currency: 'EUR', amount: 900 }]);
   });
 
+  it('lets the buyer type a code on Stripe’s page when the plan allows it, and recognises it from Stripe’s ids', async () => {
+    const coupon = await ok(
+      'POST',
+      coupons(),
+      { name: 'Typed', percent_off: 10, duration: 'forever', promotion_codes: [{ code: 'TYPED10' }] },
+      201,
+    );
+    expect((await ok('POST', `/v1/plans/${planId}`, { allow_promotion_codes: true })).allow_promotion_codes).toBe(
+      true,
+    );
+    const session = await checkout({});
+    expect(stripe.checkoutSessions.get(session.json.id)).toMatchObject({ allow_promotion_codes: 'true' });
+    const paid = await fetch(`${session.json.url}/pay`, {
+      method: 'POST',
+      body: new URLSearchParams({ email: 'typist@example.com', promotion_code: 'typed10' }),
+      redirect: 'manual',
+    });
+    expect(paid.status).toBe(303);
+    const [subscription] = (await ok('GET', `/v1/projects/${projectId}/subscriptions`)).data;
+    expect(subscription.discount).toMatchObject({ coupon_id: coupon.id, promotion_code: 'TYPED10', end: null });
+    const [payment] = (await ok('GET', `/v1/projects/${projectId}/payments`)).data;
+    expect(payment).toMatchObject({ amount: 810, mismatch: null, discount: { amount: 90 } });
+    expect((await ok('GET', `${coupons()}/${coupon.id}`)).times_redeemed).toBe(1);
+  });
+
   it('refuses codes that cannot apply with the reason, and creates no checkout', async () => {
     const limited = await ok(
       'POST',
@@ -258,5 +283,46 @@ describe('a manual project’s promotion code', () => {
     expect(subscriptions).toHaveLength(10);
     expect(subscriptions.every((subscription: { discount: unknown }) => subscription.discount !== null)).toBe(true);
     expect((await ok('GET', `/v1/projects/${project.id}/metrics`)).mrr).toEqual([{ currency: 'EUR', amount: 7500 }]);
+  });
+});
+
+describe('a first-time-only code of a manual project', () => {
+  it('is refused to a subscriber who paid before, and taken by a new one', async () => {
+    const project = await ok('POST', '/v1/projects', { name: 'Manual first', platform_type: 'telegram' }, 201);
+    await ok('PUT', `/v1/projects/${project.id}/payment-provider`, { provider: 'manual' });
+    const plan = await ok(
+      'POST',
+      `/v1/projects/${project.id}/plans`,
+      { name: 'Monthly', amount: 1000, currency: 'EUR', interval: 'month' },
+      201,
+    );
+    await ok(
+      'POST',
+      `/v1/projects/${project.id}/coupons`,
+      {
+        name: 'Welcome',
+        amount_off: 300,
+        currency: 'EUR',
+        duration: 'once',
+        promotion_codes: [{ code: 'WELCOME', first_time_transaction: true }],
+      },
+      201,
+    );
+    const payFor = (subscriberId: string, code?: string) =>
+      call('POST', `/v1/projects/${project.id}/payments`, {
+        subscriber_id: subscriberId,
+        plan_id: plan.id,
+        status: 'succeeded',
+        ...(code ? { promotion_code: code } : {}),
+      });
+    const returning = await ok('POST', `/v1/projects/${project.id}/subscribers`, { email: 'back@example.com' }, 201);
+    expect((await payFor(returning.id)).status).toBe(201);
+    const refused = await payFor(returning.id, 'WELCOME');
+    expect(refused.status).toBe(422);
+    expect(refused.json.detail).toBe('The code WELCOME is for first-time buyers only.');
+    const fresh = await ok('POST', `/v1/projects/${project.id}/subscribers`, { email: 'new@example.com' }, 201);
+    const accepted = await payFor(fresh.id, 'WELCOME');
+    expect(accepted.status, accepted.text).toBe(201);
+    expect(accepted.json).toMatchObject({ amount: 700, discount: { promotion_code: 'WELCOME', amount: 300 } });
   });
 });

@@ -171,6 +171,7 @@ export async function startFakeStripeApi(options: { nowMs?: () => number } = {})
     nextId,
     created,
     redeem: discounts.redeem,
+    applyTypedCode: discounts.applyTypedCode,
   });
 
   const missing = (kind: string, id: string) => ({

@@ -7,6 +7,9 @@
 
 type Answer = { status: number; body: unknown };
 
+/** Stripe's booleans arrive as form text. */
+const bool = (value: unknown) => value === true || value === 'true';
+
 /** A fake Stripe's coupons and promotion codes, and the discount a session's payment gets. */
 export interface FakeStripeDiscounts {
   coupons: Map<string, Record<string, any>>;
@@ -21,6 +24,8 @@ export interface FakeStripeDiscounts {
     session: Record<string, any>,
     amount: number,
   ) => { amountOff: number; discounts: Record<string, any>[]; coupon: Record<string, any> | null };
+  /** The buyer typed `text` in the hosted page's code field: applied when the session allows codes and it is active. */
+  applyTypedCode: (session: Record<string, any>, text: string) => void;
 }
 
 const invalid = (message: string, code?: string): Answer => ({
@@ -105,6 +110,11 @@ export function fakeStripeDiscounts(nextId: (prefix: string) => string, created:
     return null;
   };
 
+  const applyTypedCode = (session: Record<string, any>, text: string) => {
+    const typed = [...promotionCodes.values()].find((entry) => entry.active && entry.code === text.toUpperCase());
+    if (typed && bool(session.allow_promotion_codes)) session.discounts = [{ promotion_code: typed.id }];
+  };
+
   const redeem = (session: Record<string, any>, amount: number) => {
     const promotionId = session.discounts?.[0]?.promotion_code;
     const promotion = promotionId ? promotionCodes.get(String(promotionId)) : undefined;
@@ -119,5 +129,5 @@ export function fakeStripeDiscounts(nextId: (prefix: string) => string, created:
     return { amountOff, discounts: [{ coupon: coupon.id, promotion_code: promotion.id }], coupon };
   };
 
-  return { coupons, promotionCodes, route, redeem };
+  return { coupons, promotionCodes, route, redeem, applyTypedCode };
 }

@@ -27,8 +27,9 @@ export interface HostedStripeState {
   nextId: (prefix: string) => string;
   /** Now, in Unix seconds. */
   created: () => number;
-  /** What a session's discount takes off (the fake's coupons and promotion codes). */
+  /** What a session's discount takes off, and a code the buyer typed (the fake's coupons and promotion codes). */
   redeem: FakeStripeDiscounts['redeem'];
+  applyTypedCode: FakeStripeDiscounts['applyTypedCode'];
 }
 
 /** The hosted half of the fake (see the module comment). */
@@ -129,6 +130,9 @@ export function hostedStripe(state: HostedStripeState): HostedStripe {
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Fake Stripe Checkout</title></head><body><main>` +
     `<h1>Fake Stripe Checkout</h1><p>Session ${session.id}</p><form method="post" action="/checkout/${session.id}/pay">` +
     `<label for="email">Email</label> <input id="email" name="email" type="email" value="${String(session.customer_email ?? '').replace(/[<>"&]/g, '')}" required> ` +
+    (session.allow_promotion_codes === 'true'
+      ? `<label for="promotion_code">Promotion code</label> <input id="promotion_code" name="promotion_code"> `
+      : '') +
     `<button type="submit">Pay</button>` +
     (session.payment_method_collection === 'if_required'
       ? ` <button type="submit" name="card" value="none">Start trial without a card</button>`
@@ -150,6 +154,7 @@ export function hostedStripe(state: HostedStripeState): HostedStripe {
       }
       if (method !== 'POST' || !match[2]) return false;
       const form = new URLSearchParams(text);
+      if (form.get('promotion_code')) state.applyTypedCode(session, form.get('promotion_code')!);
       pay(session, form.get('email') ?? String(session.customer_email ?? ''), form.get('card') !== 'none').then(
         (location) => response.writeHead(303, { Location: location }).end(),
         (error: Error) => response.writeHead(500, { 'Content-Type': 'text/plain' }).end(error.message),

@@ -18,6 +18,7 @@ const plan: Plan = {
   access_days: null,
   trial_days: 0,
   trial_payment_method_required: true,
+  allow_promotion_codes: false,
   grace_days: 7,
   status: 'active',
   price_version: 1,

@@ -69,6 +69,7 @@ describe('Checkout Session parameters of a trial', () => {
     cancel_url: 'https://members.example/back',
     promotion_code: null,
     provider_promotion_code_id: null,
+    allow_promotion_codes: false,
     idempotency_key: 'checkout-1',
   };
 

@@ -32,6 +32,8 @@ export interface PlanValues {
   trial_days?: string;
   /** `true` or `false`: whether a trial asks for a card. */
   trial_payment_method_required?: string;
+  /** `true` or `false`: whether buyers may type a promotion code in Stripe Checkout. */
+  allow_promotion_codes?: string;
   grace_days?: string;
 }
 
@@ -46,6 +48,7 @@ export function valuesOfPlan(plan: Plan): PlanValues {
     access_days: plan.access_days === null ? '' : String(plan.access_days),
     trial_days: String(plan.trial_days),
     trial_payment_method_required: String(plan.trial_payment_method_required),
+    allow_promotion_codes: String(plan.allow_promotion_codes),
     grace_days: String(plan.grace_days),
   };
 }
@@ -62,6 +65,7 @@ export function valuesOfForm(form: URLSearchParams): PlanValues {
     access_days: field('access_days'),
     trial_days: field('trial_days'),
     trial_payment_method_required: field('trial_payment_method_required'),
+    allow_promotion_codes: field('allow_promotion_codes'),
     grace_days: field('grace_days'),
   };
 }
@@ -105,6 +109,7 @@ export function planInputOf(
       ...(values.interval !== 'one_time' && values.trial_payment_method_required
         ? { trial_payment_method_required: values.trial_payment_method_required !== 'false' }
         : {}),
+      ...(values.allow_promotion_codes ? { allow_promotion_codes: values.allow_promotion_codes === 'true' } : {}),
       ...(values.grace_days ? { grace_days: number(values.grace_days) } : {}),
     },
   };
@@ -217,6 +222,15 @@ export function PlanForm(props: {
             </option>
           </select>
         </div>
+      </div>
+      <div>
+        <label for="plan-promotion-codes">Promotion codes in Stripe Checkout</label>
+        <select id="plan-promotion-codes" name="allow_promotion_codes">
+          <option value="false">only from the join page’s link or field</option>
+          <option value="true" selected={values.allow_promotion_codes === 'true'}>
+            buyers may also type one at Stripe
+          </option>
+        </select>
       </div>
       <div>
         <label for="plan-grace-days">Grace period (days)</label>

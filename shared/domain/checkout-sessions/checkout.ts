@@ -195,6 +195,7 @@ export async function startCheckout(
     cancel_url: urls.cancel,
     promotion_code: offer?.code.code ?? null,
     provider_promotion_code_id: offer?.code.provider_promotion_code_id ?? null,
+    allow_promotion_codes: plan.allow_promotion_codes && !offer,
   } as const;
   // The same caller key, plan price and fields give the same Stripe session (a retry after a lost answer);
   // without a caller key every call is a new checkout (two buyers never share one).

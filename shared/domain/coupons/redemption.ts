@@ -20,8 +20,9 @@ export interface RedeemableCode {
 }
 
 /**
- * The coupon and code `text` names in a project when it may be redeemed on `plan` at `nowMs` (epoch MILLISECONDS).
- * Errors: VALIDATION_FAILED at `field` with a message a buyer understands (unknown, expired, used up, other plan).
+ * The coupon and code `text` names in a project when it may be redeemed on `plan` at `nowMs` (epoch MILLISECONDS);
+ * `firstTransaction` says whether the buyer never paid the project (asked only of a first-time-only code; unknown: yes).
+ * Errors: VALIDATION_FAILED at `field` (default `promotion_code`) with a message a buyer understands.
  */
 export async function redeemableCode(
   store: Store,
@@ -30,11 +31,15 @@ export async function redeemableCode(
   text: string,
   plan: Pick<Plan, 'id' | 'currency' | 'amount'>,
   nowMs: number,
-  field = 'promotion_code',
+  options: { field?: string; firstTransaction?: () => Promise<boolean> } = {},
 ): Promise<RedeemableCode> {
+  const field = options.field ?? 'promotion_code';
   const found = await findPromotionCode(store, teamId, projectId, text);
+  // Whether the buyer paid before is read only for a code that asks (a first-time-only code).
+  const first =
+    found?.code.first_time_transaction && options.firstTransaction ? await options.firstTransaction() : true;
   const reason = found
-    ? redemptionRefusal(found.coupon, found.code, plan, nowMs)
+    ? redemptionRefusal(found.coupon, found.code, plan, nowMs, first)
     : `There is no code ${text.trim().toUpperCase()}.`;
   if (reason) throw new ProblemError('VALIDATION_FAILED', reason, { errors: [{ path: field, message: reason }] });
   return found!;

@@ -43,6 +43,7 @@ function samplePlan(project: Project, nowIso: string): Plan {
     name: 'Monthly membership',
     description: null,
     grace_days: DEFAULT_GRACE_DAYS,
+    allow_promotion_codes: false,
     amount: 990,
     currency: 'EUR',
     interval: 'month',

@@ -17,6 +17,7 @@ import { createSubscription } from '../subscriptions/creation.js';
 import { changeSubscriptionWith } from '../subscriptions/transitions.js';
 import type { Subscription } from '../subscriptions/schema.js';
 import { AWAITING_FIRST_PAYMENT, invalid, paymentDiscountOf, paymentTrigger } from './decisions.js';
+import { listPayments } from './queries.js';
 import { writeNewPayment } from './writes.js';
 import type { BillingReason, Payment, PaymentDiscount, PaymentMismatch, RecordPaymentRequest } from './schema.js';
 
@@ -231,7 +232,11 @@ async function recordFirstPayment(
     );
   const nowMs = runtime.clock.nowMs();
   const offer = input.promotion_code
-    ? await redeemableCode(runtime.store, principal.teamId, projectId, input.promotion_code, plan, nowMs)
+    ? await redeemableCode(runtime.store, principal.teamId, projectId, input.promotion_code, plan, nowMs, {
+        firstTransaction: async () =>
+          (await listPayments(runtime.store, principal, projectId, { limit: 1, subscriber_id: input.subscriber_id }))
+            .data.length === 0,
+      })
     : null;
   const discount = offer ? discountOf(offer.coupon, offer.code, isoTime(nowMs), null) : null;
   const price = priceOf(input, plan, discount);

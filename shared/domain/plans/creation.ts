@@ -49,6 +49,7 @@ export async function createPlan(
         description: input.description ?? null,
         ...terms,
         grace_days: input.grace_days ?? DEFAULT_GRACE_DAYS,
+        allow_promotion_codes: input.allow_promotion_codes ?? false,
         status: input.status ?? 'active',
         price_version: 1,
         price_history: [priceVersionOf(1, terms, now)],

@@ -174,6 +174,7 @@ export function decidePlanUpdate(
   const next: Plan = { ...plan, ...terms };
   if (input.name !== undefined) next.name = input.name;
   if (input.grace_days !== undefined) next.grace_days = input.grace_days;
+  if (input.allow_promotion_codes !== undefined) next.allow_promotion_codes = input.allow_promotion_codes;
   if (input.description !== undefined) next.description = input.description;
   if (input.status !== undefined) next.status = input.status;
   if (input.platform_role_ids !== undefined) {
@@ -190,10 +191,12 @@ export function decidePlanUpdate(
   const statusChanged = next.status !== plan.status;
   const rolesChanged =
     JSON.stringify(next.platform_role_ids ?? null) !== JSON.stringify(plan.platform_role_ids ?? null);
-  // The grace period and a trial's card choice are the service's own (not listed at the provider): no price version,
+  // The grace period, a trial's card choice and typed promotion codes are the service's own (not listed at the provider): no price version,
   // no sync (Checkout asks for the card or not when the session is created).
   const graceChanged =
-    next.grace_days !== plan.grace_days || next.trial_payment_method_required !== plan.trial_payment_method_required;
+    next.grace_days !== plan.grace_days ||
+    next.trial_payment_method_required !== plan.trial_payment_method_required ||
+    next.allow_promotion_codes !== plan.allow_promotion_codes;
   if (!listedChanged && !statusChanged && !rolesChanged && !graceChanged) return null;
   if (statusChanged && next.status === 'active' && project.status === 'archived')
     throw archivedConflict(project, 'activating a plan');

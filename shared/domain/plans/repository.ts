@@ -40,6 +40,7 @@ export function toPlan(item: Item): Plan {
     trial_days: stored.trial_days ?? 0,
     trial_payment_method_required: stored.trial_payment_method_required ?? true,
     grace_days: stored.grace_days ?? DEFAULT_GRACE_DAYS,
+    allow_promotion_codes: stored.allow_promotion_codes ?? false,
     price_history: stored.price_history ?? [],
     sync_status: stored.sync_status ?? 'not_synced',
     payment_provider: stored.payment_provider ?? null,

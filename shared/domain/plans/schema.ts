@@ -33,6 +33,10 @@ const MAX_PLAN_AMOUNT = 100_000_000;
 export const MAX_ACCESS_DAYS = 3650;
 /** Longest free trial, in days. */
 export const MAX_TRIAL_DAYS = 365;
+/** What `allow_promotion_codes` means (DESIGN D33), written once for the plan and its requests. */
+const ALLOW_PROMOTION_CODES_DESCRIPTION =
+  'Whether Stripe Checkout lets buyers type a promotion code of the project (Stripe’s allow_promotion_codes); a code given with the checkout applies either way.';
+
 /**
  * What `trial_payment_method_required` means (DESIGN D33), written once for the plan and its requests: Stripe
  * Checkout's `payment_method_collection` (`always` / `if_required`) and what ends a card-less trial.
@@ -95,6 +99,7 @@ export const Plan = z
       .check(z.describe('Days of access a one_time plan grants; null for recurring plans.')),
     trial_days: z.number().check(z.int(), z.nonnegative(), z.describe('Free trial length in days (0: none).')),
     trial_payment_method_required: z.boolean().check(z.describe(TRIAL_CARD_DESCRIPTION)),
+    allow_promotion_codes: z.boolean().check(z.describe(ALLOW_PROMOTION_CODES_DESCRIPTION)),
     grace_days: z
       .number()
       .check(
@@ -194,6 +199,9 @@ export const CreatePlanRequest = z
       .optional(TrialDays)
       .check(z.describe(`Free trial length in days, 0 to ${MAX_TRIAL_DAYS} (default 0; recurring plans only).`)),
     trial_payment_method_required: z.optional(TrialPaymentMethodRequired).check(z.describe(TRIAL_CARD_DESCRIPTION)),
+    allow_promotion_codes: z
+      .optional(z.boolean())
+      .check(z.describe(`${ALLOW_PROMOTION_CODES_DESCRIPTION} Default false.`)),
     grace_days: z
       .optional(GraceDays)
       .check(
@@ -240,6 +248,7 @@ export const UpdatePlanRequest = z
     trial_payment_method_required: z
       .optional(TrialPaymentMethodRequired)
       .check(z.describe(`From now on: ${TRIAL_CARD_DESCRIPTION}`)),
+    allow_promotion_codes: z.optional(z.boolean()).check(z.describe(ALLOW_PROMOTION_CODES_DESCRIPTION)),
     grace_days: z
       .optional(GraceDays)
       .check(
