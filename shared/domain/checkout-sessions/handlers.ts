@@ -1,16 +1,18 @@
 import type { HandlersOf, OperationHandler } from '../../operations/handler.js';
 import { paymentProviderAdapters } from '../../providers/adapters.js';
-import { startCheckout } from './checkout.js';
 import { checkoutSessionsModule } from './operations.js';
 
 type Operations = typeof checkoutSessionsModule.operations;
 
-/** `POST /v1/plans/{id}/checkout-sessions` (D26): the provider's key derives from the request's `Idempotency-Key`. */
+/**
+ * `POST /v1/plans/{id}/checkout-sessions` (D26): the provider's key derives from the request's `Idempotency-Key`. The
+ * checkout is loaded on first use, a chunk of its own (D23 route budgets).
+ */
 export const createCheckoutSession: OperationHandler<Operations['createCheckoutSession']> = async (
   { id, ...body },
   { runtime, principal, idempotencyKey },
 ) =>
-  startCheckout(
+  (await import('./checkout.js')).startCheckout(
     runtime,
     principal,
     id,

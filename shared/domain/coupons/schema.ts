@@ -149,6 +149,17 @@ export const CreateCouponRequest = z
   )
   .register(z.globalRegistry, {
     id: 'CreateCouponRequest',
+    // The cross-field rules above, in the published schema: percent_off alone or amount_off with currency;
+    // duration_in_months exactly with repeating.
+    override: ({ jsonSchema }: { jsonSchema: Record<string, unknown> }) => {
+      jsonSchema.oneOf = [
+        { required: ['percent_off'], not: { anyOf: [{ required: ['amount_off'] }, { required: ['currency'] }] } },
+        { required: ['amount_off', 'currency'], not: { required: ['percent_off'] } },
+      ];
+      jsonSchema.if = { properties: { duration: { const: 'repeating' } } };
+      jsonSchema.then = { required: ['duration_in_months'] };
+      jsonSchema.else = { not: { required: ['duration_in_months'] } };
+    },
     examples: [
       {
         name: 'Launch: half off the first month',

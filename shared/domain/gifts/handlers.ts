@@ -4,7 +4,6 @@ import type { HandlersOf, OperationHandler } from '../../operations/handler.js';
 import { paymentProviderAdapters } from '../../providers/adapters.js';
 import { giftStore } from '../../store/gifts.js';
 import { projectExists } from '../../store/subscriptions/reads.js';
-import { startGiftCheckout } from './checkout.js';
 import { giftsModule } from './operations.js';
 import { toGift } from './record.js';
 
@@ -13,11 +12,18 @@ type Operations = typeof giftsModule.operations;
 /** The one answer for an absent, foreign or out-of-scope gift. */
 const giftNotFound = (id: string) => new ProblemError('NOT_FOUND', `No gift ${id}.`);
 
-/** `POST /v1/plans/{id}/gift-checkout-sessions` (D33): the request's `Idempotency-Key` gives the same gift again. */
+/**
+ * `POST /v1/plans/{id}/gift-checkout-sessions` (D33): the request's `Idempotency-Key` gives the same gift again. The
+ * checkout is loaded on first use, a chunk of its own (D23 route budgets).
+ */
 export const createGiftCheckoutSession: OperationHandler<Operations['createGiftCheckoutSession']> = async (
   { id, ...body },
   { runtime, principal, idempotencyKey },
-) => startGiftCheckout(runtime, principal, id, body, { adapters: paymentProviderAdapters(runtime), idempotencyKey });
+) =>
+  (await import('./checkout.js')).startGiftCheckout(runtime, principal, id, body, {
+    adapters: paymentProviderAdapters(runtime),
+    idempotencyKey,
+  });
 
 /** `GET /v1/projects/{project_id}/gifts`. Errors: NOT_FOUND (project absent or out of scope), VALIDATION_FAILED. */
 export const listGifts: OperationHandler<Operations['listGifts']> = async (
