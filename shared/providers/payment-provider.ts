@@ -221,7 +221,7 @@ export interface PaymentProviderAdapter {
 }
 
 /** A coupon to create at the provider before it is stored (DESIGN D33); amounts in minor units. */
-export interface ProviderCouponRequest {
+interface ProviderCouponRequest {
   team_id: string;
   project_id: string;
   /** Our coupon id, also its id at the provider (a retry finds the coupon it created). */
@@ -240,7 +240,7 @@ export interface ProviderCouponRequest {
 }
 
 /** A promotion code of a coupon to create at the provider. */
-export interface ProviderPromotionCodeRequest {
+interface ProviderPromotionCodeRequest {
   team_id: string;
   project_id: string;
   coupon_id: string;
@@ -254,7 +254,7 @@ export interface ProviderPromotionCodeRequest {
 }
 
 /** A coupon or promotion code to stop at the provider (`promotion_code_ids`: the provider's ids of its codes). */
-export interface ProviderArchiveRequest {
+interface ProviderArchiveRequest {
   team_id: string;
   project_id: string;
   /** The coupon to delete at the provider (discounts already applied stay), or null to archive codes only. */

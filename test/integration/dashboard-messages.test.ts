@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { MESSAGE_KINDS } from '../../shared/catalogues/message-kinds.js';
 import { createSession } from '../../shared/dashboard/sessions.js';
 import { handleDashboardRequest } from '../../shared/dashboard/router.js';
 import { ensureTeamOwner } from '../../shared/domain/team-members/changes.js';
@@ -79,7 +80,7 @@ describe('the Messages page', () => {
     for (const label of ['Welcome', 'Payment failed', 'Sign-in link', 'Broadcast'])
       expect(page.body).toContain(`">${label}</a>`);
     expect(page.body).toContain(`href="${messages()}/payment_failed"`);
-    expect(page.body.match(/>default</g)).toHaveLength(11);
+    expect(page.body.match(/>default</g)).toHaveLength(MESSAGE_KINDS.length);
   });
 
   it('saves a template, shows a refused save’s line and column with the texts kept, and resets it', async () => {

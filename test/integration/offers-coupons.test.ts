@@ -152,9 +152,7 @@ describe('a Stripe-connected project’s coupon', () => {
       { name: 'Typed', percent_off: 10, duration: 'forever', promotion_codes: [{ code: 'TYPED10' }] },
       201,
     );
-    expect((await ok('POST', `/v1/plans/${planId}`, { allow_promotion_codes: true })).allow_promotion_codes).toBe(
-      true,
-    );
+    expect((await ok('POST', `/v1/plans/${planId}`, { allow_promotion_codes: true })).allow_promotion_codes).toBe(true);
     const session = await checkout({});
     expect(stripe.checkoutSessions.get(session.json.id)).toMatchObject({ allow_promotion_codes: 'true' });
     const paid = await fetch(`${session.json.url}/pay`, {

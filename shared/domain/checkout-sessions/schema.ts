@@ -1,4 +1,4 @@
-import { PromotionCodeText } from '../coupons/schema.js';
+import { PromotionCodeText } from '../coupons/discount.js';
 import * as z from '../../schemas/zod.js';
 import { Timestamp, Uuid } from '../../schemas/common.js';
 import { Email } from '../subscribers/schema.js';

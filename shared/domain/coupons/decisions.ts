@@ -1,5 +1,6 @@
 import type { Plan } from '../plans/schema.js';
-import type { Coupon, Discount, PromotionCode } from './schema.js';
+import type { Discount } from './discount.js';
+import type { Coupon, PromotionCode } from './schema.js';
 
 /**
  * The pure decisions of offers (DESIGN D33): whether a code may be redeemed on a plan now, what it takes off a price

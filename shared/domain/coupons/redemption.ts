@@ -5,7 +5,8 @@ import type { Transaction } from '../../store/unit-of-work.js';
 import type { Plan } from '../plans/schema.js';
 import { discountOf, redemptionRefusal } from './decisions.js';
 import { findPromotionCode, readCoupon } from './repository.js';
-import type { Coupon, Discount, PromotionCode } from './schema.js';
+import type { Discount } from './discount.js';
+import type { Coupon, PromotionCode } from './schema.js';
 
 /**
  * Redeeming offers (DESIGN D33): a code checked before a checkout or a recorded payment, counted in the transaction that

@@ -1,16 +1,12 @@
 import * as z from '../../schemas/zod.js';
 import { Currency, listOf, NameText, Timestamp, Uuid } from '../../schemas/common.js';
+import { COUPON_DURATIONS, PromotionCodeText } from './discount.js';
 
 /**
  * Coupons and promotion codes (DESIGN D33), in Stripe Billing's terms: a coupon is the discount (`percent_off` or
  * `amount_off` + `currency`, for a `duration`), a promotion code is a customer-facing code string of one coupon with
  * its own limits. Amounts are integers in the currency's minor unit.
  */
-
-/** How long a discount lasts (Stripe's `duration`): the first period only, `duration_in_months`, or for good. */
-export const COUPON_DURATIONS = ['once', 'repeating', 'forever'] as const;
-/** A coupon duration (see {@link COUPON_DURATIONS}). */
-export type CouponDuration = (typeof COUPON_DURATIONS)[number];
 
 /** Coupon and promotion code statuses: `archived` ones are no longer redeemable; discounts already given stay. */
 const OFFER_STATUSES = ['active', 'archived'] as const;
@@ -23,18 +19,6 @@ const MAX_DURATION_MONTHS = 36;
 const MAX_APPLIES_TO_PLANS = 50;
 /** Most promotion codes given with a new coupon. */
 const MAX_CODES_PER_REQUEST = 20;
-
-/** A promotion code as typed by a buyer: 3 to 40 letters, digits or `-` (Stripe's alphabet), case-insensitive. */
-export const PromotionCodeText = z
-  .string()
-  .check(
-    z.trim(),
-    z.minLength(3),
-    z.maxLength(40),
-    z.regex(/^[A-Za-z0-9-]+$/, 'letters, digits and - only'),
-    z.toUpperCase(),
-    z.describe('The code buyers type, e.g. LAUNCH50: 3–40 letters, digits or -, case-insensitive.'),
-  );
 
 const RedemptionLimit = z
   .nullable(z.number().check(z.int(), z.gte(1), z.lte(1_000_000)))
@@ -102,12 +86,6 @@ export const CouponParams = z.strictObject({
   coupon_id: Uuid.check(z.describe('The coupon id.')),
 });
 
-/** `{project_id}` and `{code}` path parameters of a promotion code. */
-export const PromotionCodeParams = z.strictObject({
-  project_id: Uuid.check(z.describe('The project id.')),
-  code: PromotionCodeText,
-});
-
 /** Body of adding a promotion code to a coupon. */
 export const CreatePromotionCodeRequest = z
   .strictObject({
@@ -171,22 +149,3 @@ export const CreateCouponRequest = z
   });
 /** A validated coupon request (see {@link CreateCouponRequest}). */
 export type CreateCouponRequest = z.infer<typeof CreateCouponRequest>;
-
-/**
- * A discount a subscription or payment carries (Stripe's Discount): the coupon's terms when it was redeemed, from
- * `start` until `end` (null: for good). A `once` discount ends with the first billing period.
- */
-export const Discount = z
-  .object({
-    coupon_id: Uuid,
-    promotion_code: z.nullable(z.string()).check(z.describe('The code redeemed, or null.')),
-    percent_off: z.nullable(z.number()),
-    amount_off: z.nullable(z.number().check(z.int())),
-    currency: z.nullable(Currency),
-    duration: z.enum(COUPON_DURATIONS),
-    start: Timestamp,
-    end: z.nullable(Timestamp).check(z.describe('When the discount stops applying; null: never.')),
-  })
-  .register(z.globalRegistry, { id: 'Discount' });
-/** A discount (see {@link Discount}). */
-export type Discount = z.infer<typeof Discount>;

@@ -1,6 +1,6 @@
 import { discountApplies, discountedAmount, discountOf } from '../coupons/decisions.js';
 import { countRedemption, redeemableCode } from '../coupons/redemption.js';
-import type { Discount } from '../coupons/schema.js';
+import type { Discount } from '../coupons/discount.js';
 import type { Principal } from '../../auth/principal.js';
 import { requireAbility } from '../../auth/authorize.js';
 import type { PaymentProvider } from '../../catalogues/payment-providers.js';

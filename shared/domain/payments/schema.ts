@@ -1,4 +1,4 @@
-import { PromotionCodeText } from '../coupons/schema.js';
+import { PromotionCodeText } from '../coupons/discount.js';
 import * as z from '../../schemas/zod.js';
 import { PAYMENT_PROVIDER_VALUES } from '../../catalogues/payment-providers.js';
 import { Currency, listOf, ListQuery, LongText, Timestamp, Uuid } from '../../schemas/common.js';

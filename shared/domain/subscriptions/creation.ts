@@ -1,5 +1,5 @@
 import { discountAfter } from '../coupons/decisions.js';
-import type { Discount } from '../coupons/schema.js';
+import type { Discount } from '../coupons/discount.js';
 import type { Principal } from '../../auth/principal.js';
 import { isoTime } from '../../clock.js';
 import { scheduleDeadline } from '../../deadlines/deadline.js';

@@ -1,5 +1,5 @@
 import * as z from '../../schemas/zod.js';
-import { Discount } from '../coupons/schema.js';
+import { Discount } from '../coupons/discount.js';
 import { PAYMENT_PROVIDER_VALUES } from '../../catalogues/payment-providers.js';
 import { SUBSCRIPTION_STATUS_VALUES } from '../../catalogues/subscription-statuses.js';
 import { listOf, ListQuery, LongText, Timestamp, Uuid } from '../../schemas/common.js';

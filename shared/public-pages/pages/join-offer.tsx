@@ -36,7 +36,7 @@ export async function joinOffer(request: PublicRequest, project: Project, teamId
 const PERIODS: Record<Plan['interval'], string> = { week: 'week', month: 'month', year: 'year', one_time: 'payment' };
 
 /** A discounted price for people: "€4.50 the first month, then €9.00 per month", "€6.75 per month". */
-export function discountedPriceLabel(plan: Plan, coupon: Coupon, fullPrice: string): string {
+function discountedPriceLabel(plan: Plan, coupon: Coupon, fullPrice: string): string {
   const price = formatPrice(discountedAmount(plan.amount, plan.currency, coupon), plan.currency);
   const period =
     plan.interval_count === 1 ? PERIODS[plan.interval] : `${plan.interval_count} ${PERIODS[plan.interval]}s`;

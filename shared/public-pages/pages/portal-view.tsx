@@ -19,7 +19,7 @@ import { formatPrice } from '../../schemas/common.js';
 import { PORTAL_PATH, portalCsrfToken, type PublicRequest } from '../http.js';
 import { priceLabel } from './join.js';
 import { couponSummary } from '../../domain/coupons/decisions.js';
-import type { Discount } from '../../domain/coupons/schema.js';
+import type { Discount } from '../../domain/coupons/discount.js';
 import { MemberPage } from './layout.js';
 import { SignInLinkForm } from './sign-in-link.js';
 /**
