@@ -24,7 +24,8 @@ export const ACCESS_TOKEN_LIFETIME_MS = 60 * 60 * 1000;
 export const REFRESH_TOKEN_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;
 
 const CODE_PATTERN = /^oac_([0-9A-HJKMNP-TV-Z]{26})_([0-9A-Za-z]{40,64})$/;
-const REFRESH_PATTERN = /^ort_([0-9A-HJKMNP-TV-Z]{26})_([0-9A-Za-z]{40,64})$/;
+/** A refresh token as the client holds it: `ort_<ULID>_<secret>`. */
+export const REFRESH_PATTERN = /^ort_([0-9A-HJKMNP-TV-Z]{26})_([0-9A-Za-z]{40,64})$/;
 /** RFC 7636 §4.1: 43–128 unreserved characters. */
 const VERIFIER_PATTERN = /^[A-Za-z0-9._~-]{43,128}$/;
 
