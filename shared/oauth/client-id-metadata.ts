@@ -40,7 +40,7 @@ export class ClientMetadataDocumentError extends Error {
 }
 
 /** A client known by its metadata document: the client record plus the host its URL names (shown on consent). */
-export interface MetadataDocumentClient extends OAuthClientRecord {
+interface MetadataDocumentClient extends OAuthClientRecord {
   host: string;
 }
 
