@@ -4,7 +4,7 @@ import { inputSchemaOf, pipelineOperationById } from '../operations/registry.js'
 import type { Runtime } from '../runtime.js';
 import { ClientMetadataDocumentError, resolveClient } from './client-id-metadata.js';
 import { OAuthError } from './grants.js';
-import { json, oauthError } from './responses.js';
+import { CORS_HEADERS, json, oauthError } from './responses.js';
 
 /** The internal operation of each supported `grant_type` (DESIGN D35). */
 const GRANT_OPERATIONS = {
@@ -127,5 +127,7 @@ export async function revoke(runtime: Runtime, request: Request, caller: Caller)
     if (value) input[field] = value;
   }
   const outcome = await runPublicOperation(runtime, 'oauthRevokeToken', input, caller);
-  return outcome.ok ? new Response(null, { status: 200, headers: { 'Cache-Control': 'no-store' } }) : outcome.response;
+  return outcome.ok
+    ? new Response(null, { status: 200, headers: { 'Cache-Control': 'no-store', ...CORS_HEADERS } })
+    : outcome.response;
 }
