@@ -155,4 +155,10 @@ export interface Runtime {
    * (`shared/mail/`): SES on AWS, `SMTP_URL` elsewhere.
    */
   mail?: MailSender;
+  /**
+   * Whether the service's own outbound fetches (OAuth Client ID Metadata Documents, DESIGN D30) may reach non-public
+   * addresses and loopback `http`, as the webhook transport's option of the same name (D9): local runs and tests only.
+   * Absent: false.
+   */
+  allowPrivateTargets?: boolean;
 }

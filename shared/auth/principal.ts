@@ -46,6 +46,8 @@ export interface Principal {
    * before snapshots existed.
    */
   team?: { id: string; name: string; created_at: string } | null;
+  /** The OAuth grant that issued the bearer token (DESIGN D30); absent or null for other tokens and principals. */
+  oauthGrantId?: string | null;
 }
 
 /** The prefix of {@link Principal.tokenId} for a team member acting in the dashboard. */
@@ -203,6 +205,7 @@ export function checkToken(
       abilities: new Set(stored.abilities),
       projectIds: projectIds.length ? projectIds : null,
       team: stored.team_snapshot ?? null,
+      oauthGrantId: stored.oauth_grant_id ?? null,
     },
     lastUsedAt: stored.last_used_at ?? undefined,
   };

@@ -300,6 +300,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     // and an MCP client's OAuth consent (DESIGN D30) is sent there whichever name the client dialled.
     const dashboardHost = ['127.0.0.1', '::1', '0.0.0.0', '::'].includes(address.address) ? 'localhost' : host;
     const dashboardUrl = `http://${dashboardHost}:${address.port}${DASHBOARD_PATH}`;
+    runtime.allowPrivateTargets = options.allowPrivateTargets;
     const fromEnvironment = integrationsFromEnvironment();
     runtime.integrations = {
       ...fromEnvironment,

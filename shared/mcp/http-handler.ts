@@ -22,6 +22,7 @@ import {
 } from './request-checks.js';
 import { createSession, deleteSession, isSessionId, liveSessionOf, sessionKeysToRead } from './sessions.js';
 import { recordRefusedToolCalls } from './tools.js';
+import { withGateChallenge, withToolScopeChallenge } from './scope-challenge.js';
 import { logger } from '../logger.js';
 import { handleOAuthRequest, isOAuthPath } from '../oauth/http-handler.js';
 
@@ -176,7 +177,7 @@ export async function handleMcpHttpRequest(
       requireAbility(principal, 'mcp:full');
     } catch (error) {
       if (error instanceof ProblemError) await recordRefused(token, error, await bodyForLog());
-      throw error;
+      throw withGateChallenge(error, principal, request);
     }
 
     // No server-initiated stream: GET and anything but POST/DELETE are 405.
@@ -229,7 +230,11 @@ export async function handleMcpHttpRequest(
     const effectiveVersion = versionHeader ?? liveSession?.protocol_version ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION;
     const invalid = invalidJsonRpc(parsed, effectiveVersion);
     if (invalid) return invalid;
-    const messages = (Array.isArray(parsed) ? parsed : [parsed]) as Array<{ method?: unknown; id?: unknown }>;
+    const messages = (Array.isArray(parsed) ? parsed : [parsed]) as Array<{
+      method?: unknown;
+      id?: unknown;
+      params?: unknown;
+    }>;
     const initialize = messages.find((message) => message.method === 'initialize');
     if (!initialize) {
       if (!sessionHeader) return SESSION_HEADER_REQUIRED();
@@ -265,6 +270,7 @@ export async function handleMcpHttpRequest(
     try {
       // The body was read above; the transport takes it parsed and never reads the request's own.
       const result = await transport.handleRequest(request, { parsedBody: parsed });
+      if (!initialize && messages.length === 1) return withToolScopeChallenge(result, principal, messages[0], request);
       if (!initialize || result.status !== 200) return result;
       const answer = (await result.clone().json()) as { id?: unknown; result?: { protocolVersion?: unknown } };
       if (answer.id !== initialize.id || typeof answer.result?.protocolVersion !== 'string') return result; // initialize failed: no session

@@ -115,7 +115,10 @@ export async function approveAuthorizationRequest(
       id,
       secret_sha256: sha256(secret).toString('hex'),
       client_id: request.client_id,
-      client_name: request.client_name,
+      client_name:
+        request.client_host && request.client_name
+          ? `${request.client_name} (${request.client_host})`
+          : (request.client_host ?? request.client_name),
       redirect_uri: request.redirect_uri,
       code_challenge: request.code_challenge,
       resource: request.resource,

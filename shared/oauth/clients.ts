@@ -19,6 +19,9 @@ export interface OAuthClientRecord {
   metadata: Record<string, unknown>;
 }
 
+/** The loopback host names a public client's `http` redirect URI may use (RFC 8252 §7.3). */
+export const LOOPBACK_HOSTS: readonly string[] = ['127.0.0.1', '[::1]', 'localhost'];
+
 /**
  * True for a redirect URI a public client may register: `https`, or `http` on a loopback host (127.0.0.1, [::1],
  * localhost); never with a fragment.
@@ -32,7 +35,7 @@ export function isAllowedRedirectUri(value: string): boolean {
   }
   if (url.hash || value.includes('#')) return false;
   if (url.protocol === 'https:') return true;
-  return url.protocol === 'http:' && ['127.0.0.1', '[::1]', 'localhost'].includes(url.hostname);
+  return url.protocol === 'http:' && LOOPBACK_HOSTS.includes(url.hostname);
 }
 
 /**

@@ -10,6 +10,7 @@ import { ProblemError } from '../errors.js';
 import { newUlid } from '../ids.js';
 import { entity, keys } from '../store/keys.js';
 import { ConditionFailedError, type Store } from '../store/store.js';
+import { liveGrantOf } from './incremental-consent.js';
 import { HOUSEKEEPING_SECONDS, parseStoredCode, parseStoredGrant, parseStoredRefresh } from './records.js';
 
 /**
@@ -24,7 +25,8 @@ export const ACCESS_TOKEN_LIFETIME_MS = 60 * 60 * 1000;
 export const REFRESH_TOKEN_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;
 
 const CODE_PATTERN = /^oac_([0-9A-HJKMNP-TV-Z]{26})_([0-9A-Za-z]{40,64})$/;
-const REFRESH_PATTERN = /^ort_([0-9A-HJKMNP-TV-Z]{26})_([0-9A-Za-z]{40,64})$/;
+/** A refresh token as the client holds it: `ort_<ULID>_<secret>`. */
+export const REFRESH_PATTERN = /^ort_([0-9A-HJKMNP-TV-Z]{26})_([0-9A-Za-z]{40,64})$/;
 /** RFC 7636 §4.1: 43–128 unreserved characters. */
 const VERIFIER_PATTERN = /^[A-Za-z0-9._~-]{43,128}$/;
 
@@ -172,8 +174,9 @@ type IdentifyGrant = (actor: { teamId: string; tokenId?: string | null }) => voi
 /**
  * `grant_type=authorization_code` (RFC 6749 §4.1.3, RFC 7636 §4.5; DESIGN D30): the code is used up on its
  * first presentation (a second one also revokes what the first issued), must be unexpired (60 s), issued
- * to `clientId` for `redirectUri`, and its PKCE challenge must match `codeVerifier`. Starts a grant and
- * issues its first tokens. Errors: {@link OAuthError} `invalid_grant` or `invalid_request`.
+ * to `clientId` for `redirectUri`, and its PKCE challenge must match `codeVerifier`. Starts a grant, or adds the
+ * code's abilities to the client's live grant to the member (incremental consent), and issues its tokens. Errors:
+ * {@link OAuthError} `invalid_grant` or `invalid_request`.
  */
 export async function exchangeAuthorizationCode(
   store: Store,
@@ -222,28 +225,43 @@ export async function exchangeAuthorizationCode(
     throw invalidGrant('redirect_uri does not match the one of the authorization request.');
   if (!pkceMatches(input.codeVerifier, code.code_challenge))
     throw invalidGrant('The PKCE code_verifier does not match the code_challenge.');
+  const projectIds = code.project_ids;
+  // Incremental consent: the client's live grant to this member gains the new abilities and keeps its own.
+  const live = await liveGrantOf(store, {
+    teamId: code.team_id,
+    memberId: code.member_id,
+    clientId: code.client_id,
+    projectIds,
+  });
   const grant = {
-    id: newUlid(nowMs),
+    id: live?.id ?? newUlid(nowMs),
     team_id: code.team_id,
     member_id: code.member_id,
     client_id: code.client_id,
     client_name: code.client_name ?? null,
   };
-  const abilities = await abilitiesStillHeld(store, code.team_id, code.member_id, code.abilities, code.project_ids);
-  const projectIds = code.project_ids;
-  await store.put({
-    Item: {
-      ...keys.oauthGrant(grant.id),
-      entity: entity.oauthGrant,
-      ...grant,
-      abilities,
-      project_ids: projectIds,
-      resource: code.resource,
-      created_at: isoTime(nowMs),
-      access_token_ids: [],
-    },
-    ConditionExpression: 'attribute_not_exists(pk)',
-  });
+  const requested = [...new Set([...(live?.abilities ?? []), ...code.abilities])];
+  const abilities = await abilitiesStillHeld(store, code.team_id, code.member_id, requested, projectIds);
+  if (live)
+    await store.update({
+      Key: keys.oauthGrant(grant.id),
+      UpdateExpression: 'SET abilities = :abilities',
+      ExpressionAttributeValues: { ':abilities': abilities },
+    });
+  else
+    await store.put({
+      Item: {
+        ...keys.oauthGrant(grant.id),
+        entity: entity.oauthGrant,
+        ...grant,
+        abilities,
+        project_ids: projectIds,
+        resource: code.resource,
+        created_at: isoTime(nowMs),
+        access_token_ids: [],
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    });
   await store.update({
     Key: keys.oauthCode(parts[1]),
     UpdateExpression: 'SET grant_id = :grant',
@@ -251,6 +269,8 @@ export async function exchangeAuthorizationCode(
   });
   const { tokens, accessTokenId } = await issueTokens(store, clock, grant, abilities, projectIds);
   identify({ teamId: grant.team_id, tokenId: accessTokenId });
+  // As on a refresh, the new access token replaces the grant's earlier ones.
+  if (live) await revokeTokens(store, clock, grant.team_id, live.accessTokenIds);
   const reread = await store.get(keys.oauthCode(parts[1]));
   if (reread?.reused_at !== undefined) {
     await revokeOAuthGrant(store, clock, grant.id);

@@ -32,6 +32,8 @@ const StoredAuthorizationRequest = z.object({
   id: z.string(),
   client_id: z.string(),
   client_name: z.nullable(z.string()),
+  /** The host of a metadata document `client_id` URL, shown on the consent page beside `client_name`. */
+  client_host: z.optional(z.nullable(z.string())),
   redirect_uri: z.string(),
   code_challenge: z.string(),
   state: z.nullable(z.string()),

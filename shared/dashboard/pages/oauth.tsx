@@ -7,7 +7,7 @@ import { findAuthorizationRequest, grantableAbilities } from '../../oauth/author
 import type { AuthorizationRequest } from '../../oauth/records.js';
 import { CsrfField, IdempotencyField, Notice } from '../components.js';
 import { Page } from '../layout.js';
-import { h } from '../../web/html.js';
+import { Fragment, h } from '../../web/html.js';
 import { formText, htmlResult, redirectResult, type SignedInRequest } from '../http.js';
 import { runOperation } from '../../web/run-operation.js';
 import { read, type ListPage } from './kit.js';
@@ -73,7 +73,8 @@ export async function consentPage(request: SignedInRequest): Promise<ApiGatewayR
   if (!pending) return expiredPage(request);
   const abilities = grantable(request, pending);
   const projects = await read<ListPage<Project>>(request, 'listProjects', { limit: 100 });
-  const clientName = pending.client_name ?? pending.client_id;
+  // A metadata document's client_name is the client's own claim: its URL's host is shown beside it (DESIGN D30).
+  const clientName = pending.client_name ?? pending.client_host ?? pending.client_id;
   const usable = abilities.includes('mcp:full');
   return withRedirectOrigin(
     htmlResult(
@@ -81,8 +82,20 @@ export async function consentPage(request: SignedInRequest): Promise<ApiGatewayR
       <Page title="Connect an AI client" viewer={request.viewer} current="/dashboard/tokens">
         <div class="card stack" id="consent">
           <p>
-            <strong>{clientName}</strong> asks to use the tool server of team{' '}
-            <strong>{request.viewer.team.name}</strong> on your behalf.
+            <strong>{clientName}</strong>
+            {pending.client_host ? (
+              <>
+                {' '}
+                (client of{' '}
+                <span class="mono" id="consent-client-host">
+                  {pending.client_host}
+                </span>
+                )
+              </>
+            ) : (
+              ''
+            )}{' '}
+            asks to use the tool server of team <strong>{request.viewer.team.name}</strong> on your behalf.
           </p>
           <p class="hint">
             It will be sent back to <span class="mono">{new URL(pending.redirect_uri).origin}</span>. Its access token

@@ -6,6 +6,7 @@ import {
   grantableAbilities,
 } from '../../oauth/authorization-requests.js';
 import { exchangeAuthorizationCode, refreshGrant } from '../../oauth/grants.js';
+import { revokePresentedToken } from '../../oauth/revocation.js';
 import type { InternalHandlersOf, OperationHandler } from '../../operations/handler.js';
 import type { Runtime } from '../../runtime.js';
 import { getProject } from '../projects/repository.js';
@@ -80,10 +81,20 @@ const oauthRefreshTokenGrant: OperationHandler<Operations['oauthRefreshTokenGran
     (actor) => identify?.(actor),
   );
 
+/** RFC 7009 revocation (D30): the presented token's grant; errors are `OAuthError`s. */
+const oauthRevokeToken: OperationHandler<Operations['oauthRevokeToken']> = async (input, { runtime, identify }) =>
+  revokePresentedToken(
+    runtime.store,
+    runtime.clock,
+    { token: input.token, tokenTypeHint: input.token_type_hint, clientId: input.client_id },
+    (actor) => identify?.(actor),
+  );
+
 /** Every handler of the tokens module's internal operations. */
 export const tokensInternalHandlers = {
   approveOAuthConsent,
   denyOAuthConsent,
   oauthAuthorizationCodeGrant,
   oauthRefreshTokenGrant,
+  oauthRevokeToken,
 } satisfies InternalHandlersOf<typeof tokensModule>;

@@ -19,7 +19,7 @@ const Text = z.string().check(z.maxLength(2048));
 /**
  * The tool server's OAuth authorization server as operations (DESIGN D30, D35): a team member's consent (surface
  * `dashboard`) and the token endpoint's issuance (public: the code or refresh token in the body is the credential;
- * its team's activity log gets the entry, surface `rest`). Consent and issuance are sign-in actions, exempt from the
+ * its team's activity log gets the entry, surface `rest`) and revocation (RFC 7009). Consent and issuance are sign-in actions, exempt from the
  * billing lockdown (D20: the access tokens they issue are refused creator writes like any other token).
  */
 export const tokensInternalOperations = {
@@ -73,6 +73,18 @@ export const tokensInternalOperations = {
     teamWide: false,
     body: z.strictObject({ client_id: Text, refresh_token: Text }),
     output: IssuedTokens,
+    events: [],
+    write: true,
+    lockdown: 'exempt',
+  }),
+  oauthRevokeToken: defineInternalOperation({
+    id: 'oauthRevokeToken',
+    summary: 'Revoke the grant of a presented access token or refresh token (RFC 7009); unknown tokens are ignored.',
+    tag: 'Tokens',
+    ability: null,
+    teamWide: false,
+    body: z.strictObject({ token: Text, token_type_hint: z.optional(Text), client_id: z.optional(Text) }),
+    output: z.object({ revoked: z.boolean() }),
     events: [],
     write: true,
     lockdown: 'exempt',

@@ -45,6 +45,7 @@ const TokenCredential = z.extend(
     last_used_at: true,
     team_deleted_at: true,
     expires_at_ms: true,
+    oauth_grant_id: true,
   }),
   {
     secret_sha256: z.string(),
