@@ -1,6 +1,7 @@
+import type { FieldError } from '../../errors.js';
 import type { Plan } from '../plans/schema.js';
 import type { Discount } from './discount.js';
-import type { Coupon, PromotionCode } from './schema.js';
+import type { Coupon, CreateCouponRequest, PromotionCode } from './schema.js';
 
 /**
  * The pure decisions of offers (DESIGN D33): whether a code may be redeemed on a plan now, what it takes off a price
@@ -119,4 +120,22 @@ export function discountAfter(
     discount.duration === 'once' && discount.end === null && periodEnd ? { ...discount, end: periodEnd } : discount;
   if (dated.end !== null && periodStart !== null && Date.parse(dated.end) <= Date.parse(periodStart)) return null;
   return dated;
+}
+
+/**
+ * The cross-field rules of a new coupon: exactly one of `percent_off` or `amount_off`, `currency` with `amount_off` only,
+ * `duration_in_months` with `repeating` only, each code once (case-insensitive). Empty when it is consistent.
+ */
+export function couponTermsErrors(request: CreateCouponRequest): FieldError[] {
+  const errors: FieldError[] = [];
+  if ((request.percent_off === undefined) === (request.amount_off === undefined))
+    errors.push({ path: 'percent_off', message: 'give exactly one of percent_off or amount_off' });
+  if ((request.amount_off === undefined) !== (request.currency === undefined))
+    errors.push({ path: 'currency', message: 'goes with amount_off, and only with it' });
+  if ((request.duration === 'repeating') !== (request.duration_in_months !== undefined))
+    errors.push({ path: 'duration_in_months', message: 'goes with duration repeating, and only with it' });
+  const codes = request.promotion_codes.map((code) => code.code);
+  if (new Set(codes).size !== codes.length)
+    errors.push({ path: 'promotion_codes', message: 'each code may be given once' });
+  return errors;
 }

@@ -12,6 +12,7 @@ import type { Item } from '../../store/requests.js';
 import type { Store } from '../../store/store.js';
 import { unitOfWork, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { archivedConflict } from '../plans/decisions.js';
+import { couponTermsErrors } from './decisions.js';
 import { listPlans } from '../plans/repository.js';
 import { loadProject, toProject } from '../projects/repository.js';
 import type { Project } from '../projects/schema.js';
@@ -137,6 +138,13 @@ export async function createCoupon(
   request: CreateCouponRequest,
   options: CouponOptions,
 ): Promise<Coupon> {
+  const errors = couponTermsErrors(request);
+  if (errors.length > 0)
+    throw new ProblemError(
+      'VALIDATION_FAILED',
+      `The coupon's terms are inconsistent: ${errors.map((error) => `${error.path} ${error.message}`).join('; ')}.`,
+      { errors },
+    );
   const project = await activeProject(runtime.store, principal, projectId);
   if (request.applies_to_plans.length > 0) {
     const plans = await listPlans(runtime.store, principal, projectId, { limit: 100 });

@@ -98,7 +98,10 @@ export const CreatePromotionCodeRequest = z
 /** A validated promotion code request (see {@link CreatePromotionCodeRequest}). */
 export type CreatePromotionCodeRequest = z.infer<typeof CreatePromotionCodeRequest>;
 
-/** Body of `POST /v1/projects/{project_id}/coupons`: exactly one of percent_off or amount_off (with currency). */
+/**
+ * Body of `POST /v1/projects/{project_id}/coupons`: exactly one of percent_off or amount_off (with currency);
+ * `duration_in_months` with `repeating` only, each code once (checked by `couponTermsErrors`).
+ */
 export const CreateCouponRequest = z
   .strictObject({
     name: NameText(),
@@ -112,31 +115,11 @@ export const CreateCouponRequest = z
     applies_to_plans: z._default(z.array(Uuid).check(z.maxLength(MAX_APPLIES_TO_PLANS)), []),
     promotion_codes: z._default(z.array(CreatePromotionCodeRequest).check(z.maxLength(MAX_CODES_PER_REQUEST)), []),
   })
-  .check(
-    z.superRefine((body, context) => {
-      const issue = (path: string, message: string) => context.addIssue({ code: 'custom', path: [path], message });
-      if ((body.percent_off === undefined) === (body.amount_off === undefined))
-        issue('percent_off', 'Give exactly one of percent_off or amount_off.');
-      if ((body.amount_off === undefined) !== (body.currency === undefined))
-        issue('currency', 'currency goes with amount_off, and only with it.');
-      if ((body.duration === 'repeating') !== (body.duration_in_months !== undefined))
-        issue('duration_in_months', 'duration_in_months goes with duration repeating, and only with it.');
-      const codes = body.promotion_codes.map((code) => code.code);
-      if (new Set(codes).size !== codes.length) issue('promotion_codes', 'Each code may be given once.');
-    }),
-  )
   .register(z.globalRegistry, {
     id: 'CreateCouponRequest',
-    // The cross-field rules above, in the published schema: percent_off alone or amount_off with currency;
-    // duration_in_months exactly with repeating.
+    // Exactly one kind of discount; the other cross-field rules are the use case's (`couponTermsErrors`).
     override: ({ jsonSchema }: { jsonSchema: Record<string, unknown> }) => {
-      jsonSchema.oneOf = [
-        { required: ['percent_off'], not: { anyOf: [{ required: ['amount_off'] }, { required: ['currency'] }] } },
-        { required: ['amount_off', 'currency'], not: { required: ['percent_off'] } },
-      ];
-      jsonSchema.if = { properties: { duration: { const: 'repeating' } } };
-      jsonSchema.then = { required: ['duration_in_months'] };
-      jsonSchema.else = { not: { required: ['duration_in_months'] } };
+      jsonSchema.oneOf = [{ required: ['percent_off'] }, { required: ['amount_off', 'currency'] }];
     },
     examples: [
       {
