@@ -34,13 +34,12 @@ import { prepareAccessChange } from './member-access.js';
 import { applyPlatformAccess, type PlatformAccessFollowUp } from './platform-access.js';
 import type { CreateSubscriptionRequest, Subscription, SubscriptionSource } from './schema.js';
 import { hasAccess, initialStatus } from './state-machine.js';
+import { IMPORTED_EVENTS, type ImportedStatus } from './imported.js';
 import { accessSetChange } from './transition-decisions.js';
 import { writeSubscriptionMetrics } from '../metrics/writes.js';
 import { deadlineOf, type AlongsideWrites } from './writes.js';
 
-/**
- * Creating a subscription (DESIGN D15 "(new)" row): the pure new subscription, and the one transaction that writes it.
- */
+/** Creating a subscription (DESIGN D15 "(new)" row): the pure new subscription, and the one transaction writing it. */
 
 const invalid = (errors: FieldError[]) =>
   new ProblemError(
@@ -184,6 +183,8 @@ export interface SubscriptionCreation {
    * stored address (a new subscriber's when consented). None: no trial is recorded.
    */
   trialEmail?: string | null;
+  /** Imported as the provider has it (D34): emits `IMPORTED_EVENTS[status]` instead of `subscription.created`. */
+  imported?: boolean;
 }
 
 /** The address a trial of `creation` is recorded for (see {@link SubscriptionCreation.trialEmail}), or null. */
@@ -239,7 +240,7 @@ export async function addSubscriptionCreation(
   const trialEmail = subscription.trial_ends_at === null ? null : await trialEmailOf(runtime, teamId, creation);
   if (trialEmail) trialUseStore.record(tx, teamId, projectId, trialEmail, subscription.id, subscription.created_at);
   tx.emit({
-    type: 'subscription.created',
+    type: creation.imported ? IMPORTED_EVENTS[subscription.status as ImportedStatus] : 'subscription.created',
     projectId,
     data: { subscription, subscriber, plan, access_code: creation.accessCode },
   });
