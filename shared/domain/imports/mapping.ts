@@ -82,8 +82,8 @@ export function stateOfSubscription(subscription: Stripe.Subscription): Imported
     return { skip: `${subscription.items.data.length} items: only single-price subscriptions are imported` };
   const item = subscription.items.data[0] as Stripe.SubscriptionItem & Record<string, unknown>;
   const legacy = subscription as unknown as Record<string, number | null | undefined>;
-  const periodStartMs = msOf((item.current_period_start) ?? legacy.current_period_start);
-  const periodEndMs = msOf((item.current_period_end) ?? legacy.current_period_end);
+  const periodStartMs = msOf(item.current_period_start ?? legacy.current_period_start);
+  const periodEndMs = msOf(item.current_period_end ?? legacy.current_period_end);
   const cancelling = subscription.cancel_at_period_end || subscription.cancel_at !== null;
   const paused = status === 'paused' || subscription.pause_collection !== null;
   const imported =
