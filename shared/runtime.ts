@@ -104,11 +104,7 @@ export interface MessageSendMessage {
  * a subscriber, a broadcast job's next batch, or an import job's next page.
  */
 export type PipelineMessage =
-  | DeliveryMessage
-  | ReplayBatchMessage
-  | MessageSendMessage
-  | BroadcastBatchMessage
-  | ImportPageMessage;
+  DeliveryMessage | ReplayBatchMessage | MessageSendMessage | BroadcastBatchMessage | ImportPageMessage;
 
 /**
  * The `DeliveryQueue` port (SQS on AWS, in-process locally). Messages are grouped by `team_id` (the SQS

@@ -10,7 +10,7 @@ import { stripeClientOf, stripeFailure, type StripeAdapterDependencies } from '.
  */
 
 /** Objects read per Stripe list call (Stripe's maximum). */
-export const STRIPE_IMPORT_PAGE_SIZE = 100;
+const STRIPE_IMPORT_PAGE_SIZE = 100;
 
 /** What an import reads, by the kind it becomes. */
 export interface StripeImportObjects {

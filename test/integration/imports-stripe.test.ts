@@ -9,7 +9,8 @@ import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../shared/clock.js';
 import { localKeyEncryptionKey } from '../../shared/credentials/local-key.js';
-import { processImportPage, restartStalledImports } from '../../shared/domain/imports/worker.js';
+import { restartStalledImports } from '../../shared/domain/imports/restart.js';
+import { processImportPage } from '../../shared/domain/imports/worker.js';
 import { SWEEP_GRACE_MS } from '../../shared/domain/webhook-deliveries/policy.js';
 import { keys } from '../../shared/store/keys.js';
 import { caller } from '../support/calls.js';
@@ -164,7 +165,7 @@ describe('POST /v1/projects/{id}/imports (source stripe)', () => {
     // A duplicate of a message already done changes nothing twice.
     runtime.importPages.push({ ...lost });
     while (runtime.importPages.length) await processImportPage(runtime, runtime.importPages.shift()!);
-    const done = (await ok('GET', `/v1/projects/${projectId}/imports/${stalled.id}`));
+    const done = await ok('GET', `/v1/projects/${projectId}/imports/${stalled.id}`);
     expect(done.status).toBe('succeeded');
     expect(done.counts.subscribers.created + done.counts.subscribers.unchanged).toBe(CUSTOMERS);
     const subscribers = await call('GET', `/v1/projects/${projectId}/subscribers`, undefined, {

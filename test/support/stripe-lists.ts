@@ -9,7 +9,7 @@
 type Answer = { status: number; body: unknown };
 
 /** The mix of subscription states {@link FakeStripeLists.seedAccount} cycles through (Stripe's fields). */
-export const SEEDED_STATES = [
+const SEEDED_STATES = [
   { status: 'active' },
   { status: 'trialing' },
   { status: 'past_due' },

@@ -8,8 +8,6 @@ import { Timestamp, Uuid, listOf } from '../../schemas/common.js';
 
 /** An import's statuses: `queued` (no page read yet), `running`, `succeeded` (every page done), `failed`. */
 export const IMPORT_STATUSES = ['queued', 'running', 'succeeded', 'failed'] as const;
-/** An import's status (see {@link IMPORT_STATUSES}). */
-export type ImportStatus = (typeof IMPORT_STATUSES)[number];
 
 /** The kinds an import maps, in the order it reads them from Stripe: prices → plans, customers, subscriptions. */
 export const IMPORT_KINDS = ['plans', 'subscribers', 'subscriptions'] as const;

@@ -4,7 +4,6 @@ import { integrationsOf } from '../../integrations.js';
 import { stripeImportReader, type StripeImportObjects } from '../../providers/stripe-import.js';
 import type { ImportPageMessage, Runtime } from '../../runtime.js';
 import { importStore, type ImportNext, type ImportPageResult } from '../../store/imports.js';
-import type { Key } from '../../store/requests.js';
 import { STRIPE } from '../payments/stripe-event-context.js';
 import { listPlans } from '../plans/repository.js';
 import type { Plan } from '../plans/schema.js';
@@ -105,32 +104,4 @@ export async function processImportPage(runtime: Runtime, message: ImportPageMes
   if (!next) return 'import_completed';
   await runtime.deliveryQueue.send([message], 0);
   return 'import_page';
-}
-
-/**
- * Queues the next page of every unfinished import whose last progress is older than `beforeMs` (epoch ms): its worker
- * crashed or its message was lost (the sweeper calls this). Returns the number of jobs restarted.
- */
-export async function restartStalledImports(
-  runtime: Pick<Runtime, 'store' | 'deliveryQueue'>,
-  beforeMs: number,
-): Promise<number> {
-  let count = 0;
-  let startKey: Key | undefined;
-  do {
-    const page = await importStore.pageStalled(runtime.store, beforeMs, startKey);
-    if (page.items.length)
-      await runtime.deliveryQueue.send(
-        page.items.map((job) => ({
-          kind: 'import_page' as const,
-          team_id: job.team_id,
-          project_id: job.project_id,
-          import_id: job.id,
-        })),
-        0,
-      );
-    count += page.items.length;
-    startKey = page.lastEvaluatedKey;
-  } while (startKey);
-  return count;
 }

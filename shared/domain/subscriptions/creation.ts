@@ -52,9 +52,9 @@ const invalid = (errors: FieldError[]) =>
 const START_SKEW_MS = 5 * 60 * 1000;
 
 /**
- * Refuses a new subscription (DESIGN D15 "(new)" row) of `subscriber` (null: a subscriber created in the
- * same transaction) to `plan` in `project`. Errors: NOT_FOUND (subscriber or plan of another project);
- * CONFLICT (archived project, inactive plan, banned subscriber).
+ * Refuses a new subscription (DESIGN D15 "(new)" row) of `subscriber` (null: a subscriber created in the same
+ * transaction) to `plan` in `project`. Errors: NOT_FOUND (subscriber or plan of another project); CONFLICT (archived
+ * project, inactive plan, banned subscriber).
  */
 export function requireSubscribable(project: Project, plan: Plan, subscriber: Subscriber | null): void {
   if (subscriber && subscriber.project_id !== project.id)
@@ -202,10 +202,9 @@ async function trialEmailOf(
 
 /**
  * Adds a subscription's creation to `tx` (D15 "(new)"; the one creation path): item, index, access sets,
- * `live_subscription_count` + 1 on project and plan, the live plan counter, `subscription.created`, access events, and
- * for a trial the use of the address's one trial in the project (D33).
- * CONFLICT: inactive project/plan, missing or banned subscriber. Returns it (with `invite_links`) and the post-commit
- * platform calls.
+ * `live_subscription_count` + 1 on project and plan, the live plan counter, `subscription.created` (an import's event
+ * instead, `imported.ts`), access events, and for a trial the use of the address's one trial in the project (D33).
+ * CONFLICT: inactive project/plan, missing or banned subscriber. Returns it (with `invite_links`) and platform calls.
  */
 export async function addSubscriptionCreation(
   tx: Transaction,

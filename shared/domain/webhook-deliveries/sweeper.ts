@@ -15,7 +15,7 @@ import {
 import { WORKER_SHARDS, sweptDueMs } from './worker-index.js';
 import { restartStalledReplays } from '../webhook-replays/worker.js';
 import { restartStalledBroadcasts } from '../messages/broadcast-worker.js';
-import { restartStalledImports } from '../imports/worker.js';
+import { restartStalledImports } from '../imports/restart.js';
 import { recoveryMessage } from './state-machine.js';
 
 /**
