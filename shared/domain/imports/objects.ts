@@ -172,7 +172,6 @@ export async function importSubscription(
         plan,
         accessCode: null,
         providerSubscriptionId: id,
-        trialEmail: null,
         imported: true,
       });
     }));
