@@ -139,33 +139,7 @@ export async function startFakeStripeApi(options: { nowMs?: () => number } = {})
   const discounts = fakeStripeDiscounts(nextId, created);
   const lists = fakeStripeLists({ products, prices, subscriptions }, nextId, created);
 
-  const addSubscription = (id: string, options: { priceId: string; customer?: string; status?: string }) => {
-    const subscription = {
-      id,
-      object: 'subscription',
-      customer: options.customer ?? nextId('cus'),
-      status: options.status ?? 'active',
-      cancel_at_period_end: false,
-      cancel_at: null,
-      canceled_at: null,
-      pause_collection: null,
-      metadata: {},
-      items: {
-        object: 'list',
-        data: [
-          {
-            id: nextId('si'),
-            object: 'subscription_item',
-            price: prices.get(options.priceId) ?? { id: options.priceId },
-          },
-        ],
-        has_more: false,
-      },
-      created: created(),
-    };
-    subscriptions.set(id, subscription);
-    return subscription;
-  };
+  const addSubscription = lists.addSubscription;
 
   const hosted = hostedStripe({
     prices,

@@ -2,6 +2,7 @@
  * The fake Stripe API's list endpoints and its customers (used by `stripe-api.ts`): `GET /v1/products`, `/v1/prices`
  * (`expand[]=data.product` embeds the Product), `/v1/customers` and `/v1/subscriptions` (`status=all`, else without
  * canceled ones) with Stripe's pagination (`limit` 1–100, default 10; `starting_after`; `has_more`), in creation order.
+ * {@link FakeStripeLists.addSubscription} makes one Stripe subscription known (as a checkout would);
  * {@link FakeStripeLists.seedAccount} fills an account the way a creator's existing Stripe account looks: a few
  * products and prices and many customers, each with one subscription in a mix of statuses.
  */
@@ -38,6 +39,11 @@ export interface FakeStripeLists {
    * customer `i` with one subscription in state `SEEDED_STATES[i % 8]`, periods of 30 days started `i % 20` days ago.
    */
   seedAccount: (count: number) => SeededAccount;
+  /** Makes Stripe subscription `id` (of `customer`, on `priceId`) known, as a completed checkout would have created it. */
+  addSubscription: (
+    id: string,
+    options: { priceId: string; customer?: string; status?: string },
+  ) => Record<string, any>;
 }
 
 /** The list routes over `stores` (the fake's maps); `nextId` makes ids, `created` unix seconds. */
@@ -80,6 +86,34 @@ export function fakeStripeLists(
         expandProduct ? { ...object, product: stores.products.get(object.product) ?? object.product } : object,
       );
     return { status: 200, body: { object: 'list', data, has_more: start + limit < objects.length, url: path } };
+  };
+
+  const addSubscription = (id: string, options: { priceId: string; customer?: string; status?: string }) => {
+    const subscription = {
+      id,
+      object: 'subscription',
+      customer: options.customer ?? nextId('cus'),
+      status: options.status ?? 'active',
+      cancel_at_period_end: false,
+      cancel_at: null,
+      canceled_at: null,
+      pause_collection: null,
+      metadata: {},
+      items: {
+        object: 'list',
+        data: [
+          {
+            id: nextId('si'),
+            object: 'subscription_item',
+            price: stores.prices.get(options.priceId) ?? { id: options.priceId },
+          },
+        ],
+        has_more: false,
+      },
+      created: created(),
+    };
+    stores.subscriptions.set(id, subscription);
+    return subscription;
   };
 
   const product = (name: string) => {
@@ -167,5 +201,5 @@ export function fakeStripeLists(
     return seeded;
   };
 
-  return { customers, route, seedAccount };
+  return { customers, route, seedAccount, addSubscription };
 }
