@@ -150,11 +150,16 @@ describe('POST /v1/projects/{id}/imports (source stripe)', () => {
     expect(stripeApi.requestsTo('GET', '/v1/customers').length).toBe(3 * 3);
   });
 
-  it('a page refused by Stripe’s rate limit runs again, and a job whose page message was lost resumes at its cursor', async () => {
+  it('a page delivered twice imports once, a page refused by Stripe’s rate limit runs again, a lost page message resumes', async () => {
     await ok('POST', `/v1/projects/${projectId}/imports`, { source: 'stripe' }, 202);
-    // Prices; then Stripe's rate limit answers 429 (the queue delivers the message again, the cursor has not moved);
-    // then the first page of customers; the next page's message is lost.
-    await processImportPage(runtime, runtime.importPages.shift()!);
+    // The prices page delivered twice at once: one plan per price all the same, and one next message.
+    const first = runtime.importPages.shift()!;
+    const outcomes = await Promise.all([processImportPage(runtime, first), processImportPage(runtime, { ...first })]);
+    expect(outcomes.sort()).toEqual(['import_page', 'skipped']);
+    expect((await ok('GET', `/v1/projects/${projectId}/plans`)).data).toHaveLength(3);
+    expect(runtime.importPages).toHaveLength(1);
+    // Then Stripe's rate limit answers 429 (the queue delivers the message again, the cursor has not moved); then the
+    // first page of customers; the next page's message is lost.
     stripeApi.failNext(
       { status: 429, error: { type: 'invalid_request_error', code: 'rate_limit', message: 'Too many requests.' } },
       { method: 'GET', pathPrefix: '/v1/customers' },

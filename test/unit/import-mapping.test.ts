@@ -4,7 +4,8 @@
  */
 import type Stripe from 'stripe';
 import { describe, expect, it } from 'vitest';
-import { planOfPrice, stateOfSubscription } from '../../shared/domain/imports/mapping.js';
+import { importedPlanId, planOfPrice, stateOfSubscription } from '../../shared/domain/imports/mapping.js';
+import { Uuid } from '../../shared/schemas/common.js';
 
 const START = 1_780_000_000;
 const END = START + 30 * 86_400;
@@ -85,5 +86,16 @@ describe('planOfPrice', () => {
     expect(skip({ unit_amount: null, billing_scheme: 'tiered' })).toMatch(/tiered/);
     expect(skip({ recurring: { interval: 'month', interval_count: 1, usage_type: 'metered' } })).toMatch(/metered/);
     expect(skip({ recurring: { interval: 'day', interval_count: 1, usage_type: 'licensed' } })).toMatch(/daily/);
+  });
+});
+
+describe('importedPlanId', () => {
+  it('is a UUID, the same on every try, and differs per project and price', () => {
+    const project = '22222222-2222-4222-8222-222222222222';
+    const id = importedPlanId(project, 'price_1');
+    expect(Uuid.safeParse(id).success).toBe(true);
+    expect(importedPlanId(project, 'price_1')).toBe(id);
+    expect(importedPlanId(project, 'price_2')).not.toBe(id);
+    expect(importedPlanId('33333333-3333-4333-8333-333333333333', 'price_1')).not.toBe(id);
   });
 });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type Stripe from 'stripe';
 import { CreatePlanRequest } from '../plans/schema.js';
 import { CreateSubscriberRequest } from '../subscribers/schema.js';
@@ -47,6 +48,16 @@ export function planOfPrice(price: Stripe.Price): { request: CreatePlanRequest; 
   if (!parsed.success)
     return { skip: `the price makes no valid plan: ${parsed.error.issues.map((issue) => issue.message).join('; ')}` };
   return { request: parsed.data, productId: product.id };
+}
+
+/**
+ * The id of the plan a project's import makes of Stripe price `priceId`: the same on every try (UUID-shaped, from a
+ * SHA-256), so two workers of one page cannot both create it — the second one's conditional put fails.
+ */
+export function importedPlanId(projectId: string, priceId: string): string {
+  const hex = createHash('sha256').update(`stripe-import:${projectId}:${priceId}`).digest('hex');
+  const variant = ((parseInt(hex[16], 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
 /** The subscriber a Customer makes: e-mail and name when valid (else left out), the Stripe customer id. */

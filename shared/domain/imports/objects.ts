@@ -11,6 +11,7 @@ import { withinTierLimit } from '../billing/repository.js';
 import { applyStripeEvent } from '../payments/stripe-events.js';
 import { STRIPE } from '../payments/stripe-event-context.js';
 import { createPlan } from '../plans/creation.js';
+import { getPlan } from '../plans/repository.js';
 import type { Plan } from '../plans/schema.js';
 import type { Project } from '../projects/schema.js';
 import { getSubscriber, prepareSubscriber } from '../subscribers/repository.js';
@@ -18,7 +19,13 @@ import { addSubscriptionCreation, requireSubscribable } from '../subscriptions/c
 import { importedSubscription } from '../subscriptions/imported.js';
 import { applyPlatformAccess } from '../subscriptions/platform-access.js';
 import { getSubscription } from '../subscriptions/queries.js';
-import { planOfPrice, priceOfSubscription, stateOfSubscription, subscriberOfCustomer } from './mapping.js';
+import {
+  importedPlanId,
+  planOfPrice,
+  priceOfSubscription,
+  stateOfSubscription,
+  subscriberOfCustomer,
+} from './mapping.js';
 import type { StoredImport } from './record.js';
 import type { ImportKind, ImportOutcome } from './schema.js';
 
@@ -73,6 +80,12 @@ function planFor(context: ImportContext, priceId: string): Plan | undefined {
   return mapped ? context.mappedPlans.get(mapped) : context.plansByPrice.get(priceId);
 }
 
+/** Whether plan `planId` exists in the project (created by a concurrent worker of the same page). */
+async function planExists(context: ImportContext, planId: string): Promise<boolean> {
+  const plan = await getPlan(context.runtime.store, context.principal, planId).catch(() => null);
+  return plan?.project_id === context.project.id;
+}
+
 /** A Stripe Price → a plan (created synced), mapped to the creator's plan, unchanged, or skipped. */
 export async function importPrice(context: ImportContext, price: Stripe.Price): Promise<void> {
   const mapped = context.job.plan_mapping[price.id];
@@ -85,12 +98,16 @@ export async function importPrice(context: ImportContext, price: Stripe.Price): 
   const plan = planOfPrice(price);
   if ('skip' in plan) return tally(context, 'plans', 'skipped', price.id, plan.skip);
   if (context.job.dry_run) return tally(context, 'plans', 'created', price.id);
+  const planId = importedPlanId(context.project.id, price.id);
   const refused = await refusalOf(async () => {
     const created = await createPlan(context.runtime, context.principal, context.project.id, plan.request, {
-      imported: { provider: STRIPE, productId: plan.productId, priceId: price.id },
+      imported: { planId, provider: STRIPE, productId: plan.productId, priceId: price.id },
     });
     context.plansByPrice.set(price.id, created);
   });
+  // Another worker of the same page created it first (its conditional put won): it is imported.
+  const createdMeanwhile = refused !== null && (await planExists(context, planId));
+  if (createdMeanwhile) return tally(context, 'plans', 'unchanged', price.id);
   tally(context, 'plans', refused ? 'skipped' : 'created', price.id, refused ?? undefined);
 }
 

@@ -17,6 +17,8 @@ import { syncAfterWrite, type SyncOptions, type SyncRuntime } from './sync.js';
 
 /** A price that exists at the provider already (DESIGN D34): the plan is created `synced` with its ids, not synced. */
 export interface ImportedPrice {
+  /** The plan's id, the same on every try of one import (a second creation then fails: CONFLICT). */
+  planId: string;
   provider: PaymentProvider;
   productId: string;
   priceId: string;
@@ -39,7 +41,7 @@ export async function createPlan(
 ): Promise<Plan> {
   const imported = options.imported;
   const terms = resolveTerms(input);
-  const planId = newUuid();
+  const planId = imported?.planId ?? newUuid();
   const { project, plan, stored } = await retryOnLostRace(
     async () => {
       const projectItem = await loadProject(runtime.store, principal, projectId);
