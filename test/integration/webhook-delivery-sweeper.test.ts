@@ -444,7 +444,13 @@ describe('lease and sweeper', () => {
       },
     };
     ctx.clock.advance(SWEEP_GRACE_MS + 1_000);
-    expect(await sweep({ ...ctx.runtime, store })).toEqual({ requeued: 1, fannedOut: 0, replays: 0, broadcasts: 0, imports: 0 });
+    expect(await sweep({ ...ctx.runtime, store })).toEqual({
+      requeued: 1,
+      fannedOut: 0,
+      replays: 0,
+      broadcasts: 0,
+      imports: 0,
+    });
     expect(racing.size).toBe(0);
     expect(ctx.runtime.drain().queued.map((entry) => entry.message)).toEqual([recovery(waiting)]);
     expect(await getDelivery(ctx.runtime, ctx.principal, succeeding.delivery_id)).toMatchObject({
