@@ -73,6 +73,18 @@ export interface BroadcastBatchMessage {
 }
 
 /**
+ * A queue message that runs the next Stripe page of an import job (DESIGN D34): the job item is the source of truth (its
+ * cursor and counts), so a duplicate or stale message does nothing twice.
+ */
+export interface ImportPageMessage {
+  kind: 'import_page';
+  team_id: string;
+  project_id: string;
+  /** The import job's id. */
+  import_id: string;
+}
+
+/**
  * A queue message that sends one message to a subscriber (DESIGN D32): attempt N of message `message_id`. The message
  * item is the source of truth, so a duplicate or stale queue message does nothing.
  */
@@ -89,9 +101,10 @@ export interface MessageSendMessage {
 
 /**
  * Any message of the delivery queue: a delivery's attempt or dead-letter timer, a replay job's next batch, a message to
- * a subscriber, or a broadcast job's next batch.
+ * a subscriber, a broadcast job's next batch, or an import job's next page.
  */
-export type PipelineMessage = DeliveryMessage | ReplayBatchMessage | MessageSendMessage | BroadcastBatchMessage;
+export type PipelineMessage =
+  DeliveryMessage | ReplayBatchMessage | MessageSendMessage | BroadcastBatchMessage | ImportPageMessage;
 
 /**
  * The `DeliveryQueue` port (SQS on AWS, in-process locally). Messages are grouped by `team_id` (the SQS

@@ -3,6 +3,7 @@ import { activityFacts } from './activity/facts.js';
 import { billingFacts } from './billing/facts.js';
 import { eventsFacts } from './events/facts.js';
 import { giftsFacts } from './gifts/facts.js';
+import { importsFacts } from './imports/facts.js';
 import { groupsFacts } from './groups/facts.js';
 import { membersFacts } from './members/facts.js';
 import { messagesFacts } from './messages/facts.js';
@@ -53,4 +54,5 @@ export const FACTS = [
   messageTemplatesFacts,
   couponsFacts,
   giftsFacts,
+  importsFacts,
 ] as const;

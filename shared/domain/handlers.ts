@@ -26,6 +26,7 @@ import { metricsHandlers } from './metrics/handlers.js';
 import { messagesHandlers, messagesInternalHandlers } from './messages/handlers.js';
 import { messageTemplatesHandlers } from './message-templates/handlers.js';
 import { couponsHandlers } from './coupons/handlers.js';
+import { importsHandlers } from './imports/handlers.js';
 import { portalSessionsInternalHandlers } from './portal-sessions/internal-handlers.js';
 import { membersInternalHandlers } from './members/internal-handlers.js';
 import { tokensInternalHandlers } from './tokens/internal-handlers.js';
@@ -62,6 +63,7 @@ const HANDLERS = {
   ...eventsHandlers,
   ...documentsHandlers,
   ...messagesHandlers,
+  ...importsHandlers,
 } satisfies Record<OperationId, unknown>;
 
 /** Every internal operation's handler by id (DESIGN D35), typed like {@link HANDLERS}. */

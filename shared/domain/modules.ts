@@ -24,6 +24,7 @@ import { metricsModule } from './metrics/operations.js';
 import { messagesModule } from './messages/operations.js';
 import { messageTemplatesModule } from './message-templates/operations.js';
 import { couponsModule } from './coupons/operations.js';
+import { importsModule } from './imports/operations.js';
 
 /**
  * The list of object modules (DESIGN §2, D13): metadata only (operation definitions), so `lib/` may
@@ -59,4 +60,5 @@ export const MODULES = [
   eventsModule,
   documentsModule,
   messagesModule,
+  importsModule,
 ] as const;

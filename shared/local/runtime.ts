@@ -126,7 +126,7 @@ export function createLocalRuntime(options: LocalRuntimeOptions): LocalRuntime {
           if (message.kind === 'replay_batch') options.onReplayBatch?.({ replay_id: message.replay_id, outcome });
           else if (message.kind === 'message_send')
             options.onMessage?.({ message_id: message.message_id, attempt: message.attempt, outcome });
-          else if (message.kind !== 'broadcast_batch')
+          else if (message.kind !== 'broadcast_batch' && message.kind !== 'import_page')
             options.onDelivery?.({ delivery_id: message.delivery_id, attempt: message.attempt, outcome });
         })
         .catch((error) => {
@@ -335,14 +335,18 @@ class FairQueue {
 
 /** The lane of a message: its endpoint, or '' when it names none. */
 function laneOf(message: PipelineMessage): string {
-  return message.kind === 'replay_batch' || message.kind === 'message_send' || message.kind === 'broadcast_batch'
+  return message.kind === 'replay_batch' ||
+    message.kind === 'message_send' ||
+    message.kind === 'broadcast_batch' ||
+    message.kind === 'import_page'
     ? ''
     : (message.endpoint_id ?? '');
 }
 
 /** The identity of a delivery message (kind, delivery, attempt); null for job batches (never dropped). */
 function presenceKey(message: PipelineMessage): string | null {
-  if (message.kind === 'replay_batch' || message.kind === 'broadcast_batch') return null;
+  if (message.kind === 'replay_batch' || message.kind === 'broadcast_batch' || message.kind === 'import_page')
+    return null;
   if (message.kind === 'message_send') return `${message.kind} ${message.message_id} ${message.attempt}`;
   return `${message.kind} ${message.delivery_id} ${message.attempt}`;
 }

@@ -16,6 +16,7 @@ import { authenticate, type Principal } from '../../shared/auth/principal.js';
 import { mintToken } from '../../shared/domain/tokens/repository.js';
 import type {
   BroadcastBatchMessage,
+  ImportPageMessage,
   DeliveryMessage,
   MessageSendMessage,
   ReplayBatchMessage,
@@ -157,6 +158,8 @@ export interface TestRuntime extends Runtime {
   replayBatches: ReplayBatchMessage[];
   /** Every broadcast job's batch message sent to the queue, in order (kept apart from {@link queued}). */
   broadcastBatches: BroadcastBatchMessage[];
+  /** Every import job's page message sent to the queue, in order (kept apart from {@link queued}). */
+  importPages: ImportPageMessage[];
   /** Every message-send queue message, with its delay in seconds, in order (kept apart from {@link queued}). */
   messageSends: { message: MessageSendMessage; delaySeconds: number }[];
   /** Empties {@link queued} and {@link scheduled}, returning what they held. */
@@ -200,12 +203,14 @@ export async function createTestRuntime(options: {
     scheduled: [],
     replayBatches: [],
     broadcastBatches: [],
+    importPages: [],
     messageSends: [],
     deliveryQueue: {
       async send(messages, delaySeconds) {
         for (const message of messages) {
           if (message.kind === 'replay_batch') runtime.replayBatches.push({ ...message });
           else if (message.kind === 'broadcast_batch') runtime.broadcastBatches.push({ ...message });
+          else if (message.kind === 'import_page') runtime.importPages.push({ ...message });
           else if (message.kind === 'message_send')
             runtime.messageSends.push({ message: { ...message }, delaySeconds });
           else runtime.queued.push({ message: { ...message }, delaySeconds });

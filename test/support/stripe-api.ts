@@ -2,7 +2,7 @@
  * A loopback fake of the Stripe API (DESIGN §6: integrations are tested with their real SDKs pointed at
  * loopback fakes): the `stripe` SDK talks to it through `STRIPE_API_BASE_URL` (`IntegrationSettings.
  * stripeApiBaseUrl` = {@link FakeStripeApi.url}). It binds 127.0.0.1 on a free port and implements just what
- * the service calls: `GET /v1/products` (the key check), Products create (with a given `id`) and update,
+ * the service calls: the lists of Products, Prices, Customers and Subscriptions (stripe-lists.ts), Products create (with a given `id`) and update,
  * Prices create, retrieve and update (`transfer_lookup_key` moves a lookup key), Refunds create,
  * Subscriptions retrieve, update and cancel (of subscriptions added with {@link FakeStripeApi.addSubscription}),
  * Checkout Sessions create and Billing Portal sessions create (stored, with a URL on the fake itself). Its
@@ -25,6 +25,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import qs from 'qs';
 import { fakeStripeDiscounts, type FakeStripeDiscounts } from './stripe-discounts.js';
+import { fakeStripeLists, type FakeStripeLists } from './stripe-lists.js';
 import { hostedStripe, type HostedStripe } from './stripe-hosted.js';
 
 /** One recorded request. */
@@ -87,6 +88,9 @@ export interface FakeStripeApi {
   checkoutSessions: Map<string, Record<string, any>>;
   /** Coupons and promotion codes by id. */
   discounts: Pick<FakeStripeDiscounts, 'coupons' | 'promotionCodes'>;
+  /** Customers by id, and an account seeded with many of them (stripe-lists.ts). */
+  customers: FakeStripeLists['customers'];
+  seedAccount: FakeStripeLists['seedAccount'];
   /** Billing Portal sessions in order. */
   billingPortalSessions: Record<string, any>[];
   /** Opens an invoice of Stripe subscription `subscription` (a failed renewal); returns its hosted invoice URL. */
@@ -115,8 +119,7 @@ async function readBody(request: IncomingMessage): Promise<string> {
 const bool = (value: unknown, fallback: boolean) =>
   value === undefined ? fallback : value === true || value === 'true';
 
-/** Starts a fake Stripe API on 127.0.0.1 (a free port). */
-/** Starts the fake; `options.nowMs` is its clock (default real time): give the test's injected clock to move with it. */
+/** Starts the fake Stripe API on 127.0.0.1 (a free port); `options.nowMs` is its clock (default real time): give the test's injected clock to move with it. */
 export async function startFakeStripeApi(options: { nowMs?: () => number } = {}): Promise<FakeStripeApi> {
   const keys = new Map<string, string>();
   const failures: { failure: StripeFailure; times: number; method?: string; pathPrefix?: string }[] = [];
@@ -134,34 +137,9 @@ export async function startFakeStripeApi(options: { nowMs?: () => number } = {})
   const nextId = (prefix: string) => `${prefix}_fake${String(++sequence).padStart(6, '0')}`;
   const created = () => Math.floor((options.nowMs?.() ?? Date.now()) / 1000);
   const discounts = fakeStripeDiscounts(nextId, created);
+  const lists = fakeStripeLists({ products, prices, subscriptions }, nextId, created);
 
-  const addSubscription = (id: string, options: { priceId: string; customer?: string; status?: string }) => {
-    const subscription = {
-      id,
-      object: 'subscription',
-      customer: options.customer ?? nextId('cus'),
-      status: options.status ?? 'active',
-      cancel_at_period_end: false,
-      cancel_at: null,
-      canceled_at: null,
-      pause_collection: null,
-      metadata: {},
-      items: {
-        object: 'list',
-        data: [
-          {
-            id: nextId('si'),
-            object: 'subscription_item',
-            price: prices.get(options.priceId) ?? { id: options.priceId },
-          },
-        ],
-        has_more: false,
-      },
-      created: created(),
-    };
-    subscriptions.set(id, subscription);
-    return subscription;
-  };
+  const addSubscription = lists.addSubscription;
 
   const hosted = hostedStripe({
     prices,
@@ -189,7 +167,7 @@ export async function startFakeStripeApi(options: { nowMs?: () => number } = {})
   /** Answers one authorised request: status and JSON body. */
   const route = (method: string, path: string, params: Record<string, any>): { status: number; body: unknown } => {
     let match: RegExpExecArray | null;
-    const discounted = discounts.route(method, path, params);
+    const discounted = discounts.route(method, path, params) ?? lists.route(method, path, params);
     if (discounted) return discounted;
     if (method === 'GET' && path === '/v1/invoices') {
       const data = openInvoices.filter(
@@ -197,23 +175,14 @@ export async function startFakeStripeApi(options: { nowMs?: () => number } = {})
       );
       return { status: 200, body: { object: 'list', data, has_more: false, url: '/v1/invoices' } };
     }
-    if (method === 'GET' && path === '/v1/products') {
-      const data = [...products.values()].slice(0, Number(params.limit ?? 10));
-      return { status: 200, body: { object: 'list', data, has_more: false, url: '/v1/products' } };
-    }
     if (method === 'POST' && path === '/v1/products') {
       const id = (params.id as string | undefined) ?? nextId('prod');
-      if (products.has(id))
-        return {
-          status: 400,
-          body: {
-            error: {
-              type: 'invalid_request_error',
-              code: 'resource_already_exists',
-              message: `Product already exists.`,
-            },
-          },
-        };
+      const exists = {
+        type: 'invalid_request_error',
+        code: 'resource_already_exists',
+        message: 'Product already exists.',
+      };
+      if (products.has(id)) return { status: 400, body: { error: exists } };
       const product = {
         id,
         object: 'product',
@@ -458,6 +427,8 @@ export async function startFakeStripeApi(options: { nowMs?: () => number } = {})
     addSubscription,
     checkoutSessions,
     discounts,
+    customers: lists.customers,
+    seedAccount: lists.seedAccount,
     billingPortalSessions,
     openInvoice(subscription) {
       const id = nextId('in');

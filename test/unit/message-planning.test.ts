@@ -60,7 +60,9 @@ describe('intentsOfEvent', () => {
     expect(kinds('subscription.activated', { previous_status: 'pending' })).toEqual([['welcome', null]]);
     expect(kinds('subscription.activated', { previous_status: 'past_due' })).toEqual([]);
     expect(kinds('subscription.activated', { previous_status: 'trialing' })).toEqual([]);
-    expect(kinds('subscription.past_due', { status: 'past_due' })).toEqual([['payment_failed', 0]]);
+    expect(kinds('subscription.past_due', { status: 'past_due', previous_status: 'active' })).toEqual([
+      ['payment_failed', 0],
+    ]);
     expect(kinds('subscription.unpaid', { status: 'unpaid', previous_status: 'past_due' })).toEqual([
       ['access_removed', null],
     ]);
@@ -68,17 +70,36 @@ describe('intentsOfEvent', () => {
     expect(kinds('subscription.expired', { status: 'expired', previous_status: 'active' })).toEqual([
       ['access_removed', null],
     ]);
-    expect(kinds('subscription.cancellation_scheduled')).toEqual([['cancellation_scheduled', null]]);
-    expect(kinds('subscription.paused')).toEqual([['paused', null]]);
-    expect(kinds('subscription.resumed')).toEqual([['resumed', null]]);
+    expect(kinds('subscription.cancellation_scheduled', { previous_status: 'active' })).toEqual([
+      ['cancellation_scheduled', null],
+    ]);
+    expect(kinds('subscription.paused', { previous_status: 'active' })).toEqual([['paused', null]]);
+    expect(kinds('subscription.resumed', { previous_status: 'paused' })).toEqual([['resumed', null]]);
     expect(kinds('subscription.renewed')).toEqual([]);
     expect(intentsOfEvent({ type: 'plan.created', data: {} } as unknown as StoredEvent)).toEqual([]);
   });
 
+  it('sends nothing for the event of an imported subscription (no previous status, DESIGN D34)', () => {
+    for (const [type, status] of [
+      ['subscription.activated', 'active'],
+      ['subscription.past_due', 'past_due'],
+      ['subscription.cancellation_scheduled', 'pending_cancellation'],
+      ['subscription.paused', 'paused'],
+      ['subscription.unpaid', 'unpaid'],
+    ] as const)
+      expect(intentsOfEvent(event(type, { status, previous_status: null }))).toEqual([]);
+  });
+
   it('names a new occasion for each entry into a status, so a second episode is not deduplicated away', () => {
-    const first = intentsOfEvent(event('subscription.past_due', { status: 'past_due', status_changed_at: iso(T0) }));
+    const first = intentsOfEvent(
+      event('subscription.past_due', { status: 'past_due', previous_status: 'active', status_changed_at: iso(T0) }),
+    );
     const second = intentsOfEvent(
-      event('subscription.past_due', { status: 'past_due', status_changed_at: iso(T0 + 40 * DAY) }),
+      event('subscription.past_due', {
+        status: 'past_due',
+        previous_status: 'active',
+        status_changed_at: iso(T0 + 40 * DAY),
+      }),
     );
     expect(first[0].occasion).not.toBe(second[0].occasion);
   });

@@ -54,6 +54,8 @@ export function intentsOfEvent(event: StoredEvent): MessageIntent[] {
     },
   ];
   const previous = subscription.previous_status;
+  // An imported subscription's event (no previous status, DESIGN D34) tells receivers its state, not the subscriber.
+  if (previous === null && event.type !== 'subscription.created') return [];
   switch (event.type) {
     case 'subscription.created':
       return subscription.has_access ? intent('welcome') : [];

@@ -1,4 +1,5 @@
 import type { Principal } from '../../auth/principal.js';
+import type { PaymentProvider } from '../../catalogues/payment-providers.js';
 import { isoTime } from '../../clock.js';
 import { ProblemError } from '../../errors.js';
 import { newUuid } from '../../ids.js';
@@ -14,11 +15,21 @@ import { syncAfterWrite, type SyncOptions, type SyncRuntime } from './sync.js';
 
 /** Creation of subscription plans (DESIGN D6, D16), with the first provider sync when the project has one connected. */
 
+/** A price that exists at the provider already (DESIGN D34): the plan is created `synced` with its ids, not synced. */
+export interface ImportedPrice {
+  /** The plan's id, the same on every try of one import (a second creation then fails: CONFLICT). */
+  planId: string;
+  provider: PaymentProvider;
+  productId: string;
+  priceId: string;
+}
+
 /**
  * Creates a plan in a project and emits `plan.created`, in one transaction with the project's plan set
  * (conditional on the project being active and below {@link MAX_PLANS_PER_PROJECT} plans). When the
  * project has a payment provider connected, the plan then syncs to it at once (`plan.synced` or
- * `plan.sync_failed`, recorded in its own unit of work); the answer is the plan after that attempt.
+ * `plan.sync_failed`, recorded in its own unit of work); the answer is the plan after that attempt. With
+ * `options.imported` it is created synced with the provider's ids and nothing is called.
  * Errors: NOT_FOUND (project); VALIDATION_FAILED (billing terms); CONFLICT (archived project, plan limit).
  */
 export async function createPlan(
@@ -26,10 +37,11 @@ export async function createPlan(
   principal: Principal,
   projectId: string,
   input: CreatePlanRequest,
-  options: SyncOptions = {},
+  options: SyncOptions & { imported?: ImportedPrice } = {},
 ): Promise<Plan> {
+  const imported = options.imported;
   const terms = resolveTerms(input);
-  const planId = newUuid();
+  const planId = imported?.planId ?? newUuid();
   const { project, plan, stored } = await retryOnLostRace(
     async () => {
       const projectItem = await loadProject(runtime.store, principal, projectId);
@@ -53,11 +65,11 @@ export async function createPlan(
         status: input.status ?? 'active',
         price_version: 1,
         price_history: [priceVersionOf(1, terms, now)],
-        sync_status: project.payment_provider ? 'pending' : 'not_synced',
-        payment_provider: null,
-        provider_product_id: null,
-        provider_price_id: null,
-        synced_at: null,
+        sync_status: imported ? 'synced' : project.payment_provider ? 'pending' : 'not_synced',
+        payment_provider: imported?.provider ?? null,
+        provider_product_id: imported?.productId ?? null,
+        provider_price_id: imported?.priceId ?? null,
+        synced_at: imported ? now : null,
         sync_error: null,
         ...(input.platform_role_ids ? { platform_role_ids: [...new Set(input.platform_role_ids)] } : {}),
         created_at: now,
@@ -76,6 +88,6 @@ export async function createPlan(
         new ProblemError('CONFLICT', `Project ${projectId} kept changing while the plan was being created; retry.`),
     },
   );
-  if (!project.payment_provider) return plan;
+  if (!project.payment_provider || imported) return plan;
   return syncAfterWrite(runtime, principal.teamId, stored, project.payment_provider.provider, options);
 }

@@ -34,13 +34,12 @@ import { prepareAccessChange } from './member-access.js';
 import { applyPlatformAccess, type PlatformAccessFollowUp } from './platform-access.js';
 import type { CreateSubscriptionRequest, Subscription, SubscriptionSource } from './schema.js';
 import { hasAccess, initialStatus } from './state-machine.js';
+import { IMPORTED_EVENTS, type ImportedStatus } from './imported.js';
 import { accessSetChange } from './transition-decisions.js';
 import { writeSubscriptionMetrics } from '../metrics/writes.js';
 import { deadlineOf, type AlongsideWrites } from './writes.js';
 
-/**
- * Creating a subscription (DESIGN D15 "(new)" row): the pure new subscription, and the one transaction that writes it.
- */
+/** Creating a subscription (DESIGN D15 "(new)" row): the pure new subscription, and the one transaction writing it. */
 
 const invalid = (errors: FieldError[]) =>
   new ProblemError(
@@ -53,9 +52,9 @@ const invalid = (errors: FieldError[]) =>
 const START_SKEW_MS = 5 * 60 * 1000;
 
 /**
- * Refuses a new subscription (DESIGN D15 "(new)" row) of `subscriber` (null: a subscriber created in the
- * same transaction) to `plan` in `project`. Errors: NOT_FOUND (subscriber or plan of another project);
- * CONFLICT (archived project, inactive plan, banned subscriber).
+ * Refuses a new subscription (DESIGN D15 "(new)" row) of `subscriber` (null: a subscriber created in the same
+ * transaction) to `plan` in `project`. Errors: NOT_FOUND (subscriber or plan of another project); CONFLICT (archived
+ * project, inactive plan, banned subscriber).
  */
 export function requireSubscribable(project: Project, plan: Plan, subscriber: Subscriber | null): void {
   if (subscriber && subscriber.project_id !== project.id)
@@ -184,6 +183,8 @@ export interface SubscriptionCreation {
    * stored address (a new subscriber's when consented). None: no trial is recorded.
    */
   trialEmail?: string | null;
+  /** Imported as the provider has it (D34): emits `IMPORTED_EVENTS[status]` instead of `subscription.created`. */
+  imported?: boolean;
 }
 
 /** The address a trial of `creation` is recorded for (see {@link SubscriptionCreation.trialEmail}), or null. */
@@ -201,10 +202,9 @@ async function trialEmailOf(
 
 /**
  * Adds a subscription's creation to `tx` (D15 "(new)"; the one creation path): item, index, access sets,
- * `live_subscription_count` + 1 on project and plan, the live plan counter, `subscription.created`, access events, and
- * for a trial the use of the address's one trial in the project (D33).
- * CONFLICT: inactive project/plan, missing or banned subscriber. Returns it (with `invite_links`) and the post-commit
- * platform calls.
+ * `live_subscription_count` + 1 on project and plan, the live plan counter, `subscription.created` (an import's event
+ * instead, `imported.ts`), access events, and for a trial the use of the address's one trial in the project (D33).
+ * CONFLICT: inactive project/plan, missing or banned subscriber. Returns it (with `invite_links`) and platform calls.
  */
 export async function addSubscriptionCreation(
   tx: Transaction,
@@ -239,7 +239,7 @@ export async function addSubscriptionCreation(
   const trialEmail = subscription.trial_ends_at === null ? null : await trialEmailOf(runtime, teamId, creation);
   if (trialEmail) trialUseStore.record(tx, teamId, projectId, trialEmail, subscription.id, subscription.created_at);
   tx.emit({
-    type: 'subscription.created',
+    type: creation.imported ? IMPORTED_EVENTS[subscription.status as ImportedStatus] : 'subscription.created',
     projectId,
     data: { subscription, subscriber, plan, access_code: creation.accessCode },
   });

@@ -9,6 +9,7 @@ import { endpointSlots } from '../../store/webhook-endpoints/slots.js';
 import { processReplayBatch, type ReplayBatchOutcome } from '../webhook-replays/worker.js';
 import type { MessageSendOutcome } from '../messages/sending.js';
 import type { BroadcastBatchOutcome } from '../messages/broadcast-worker.js';
+import type { ImportPageOutcome } from '../imports/worker.js';
 import { markDead, processDeadLetterMessage } from './dead-letter.js';
 import { signedDeliveryHeaders } from './fan-out.js';
 import { MAX_ATTEMPT_LOG, MAX_QUEUE_DELAY_SECONDS, leaseTerms } from './policy.js';
@@ -33,7 +34,8 @@ export type ProcessOutcome =
   | 'endpoint_disabled'
   | ReplayBatchOutcome
   | MessageSendOutcome
-  | BroadcastBatchOutcome;
+  | BroadcastBatchOutcome
+  | ImportPageOutcome;
 
 /**
  * Hands a message to the queue when it is due within {@link MAX_QUEUE_DELAY_SECONDS} (15 minutes, SQS
@@ -52,7 +54,7 @@ async function enqueueAt(
 
 /**
  * Handles one queue message (D7, D24, D25, D29): `attempt` (lease + slot → POST → outcome; `deferred` when the cap is
- * full), `dead_letter`, `replay_batch`, `message_send`, `broadcast_batch`; duplicates and stale messages → `skipped`. Throws only on store errors and when
+ * full), `dead_letter`, `replay_batch`, `message_send`, `broadcast_batch`, `import_page`; duplicates and stale messages → `skipped`. Throws only on store errors and when
  * the endpoint's secrets do not open (the queue retries).
  */
 export async function processDeliveryMessage(runtime: Runtime, message: PipelineMessage): Promise<ProcessOutcome> {
@@ -63,6 +65,7 @@ export async function processDeliveryMessage(runtime: Runtime, message: Pipeline
     return (await import('../messages/sending.js')).processMessageSend(runtime, message);
   if (message.kind === 'broadcast_batch')
     return (await import('../messages/broadcast-worker.js')).processBroadcastBatch(runtime, message);
+  if (message.kind === 'import_page') return (await import('../imports/worker.js')).processImportPage(runtime, message);
   if (message.kind === 'dead_letter') return processDeadLetterMessage(runtime, message);
   // Attempt 1 from fan-out carries what it sends: lease and slot in one transaction, so a success costs 2 requests (3
   // the long way).

@@ -1,0 +1,59 @@
+import type Stripe from 'stripe';
+import type { ProviderFailure } from './payment-provider.js';
+import { stripeClientOf, stripeFailure, type StripeAdapterDependencies } from './stripe.js';
+
+/**
+ * Stripe reads of an import (DESIGN D34): one page of a project's Prices (with their Product), Customers or
+ * Subscriptions (every status), through the project's own key. Read-only: nothing here creates, updates, charges or
+ * refunds. Pages are Stripe's list pagination (`limit`, `starting_after`, `has_more`) one call at a time — the job stores
+ * the cursor between pages instead of the SDK's in-process auto-pagination, so a crash resumes at the page it stopped.
+ */
+
+/** Objects read per Stripe list call (Stripe's maximum). */
+const STRIPE_IMPORT_PAGE_SIZE = 100;
+
+/** What an import reads, by the kind it becomes. */
+export interface StripeImportObjects {
+  plans: Stripe.Price;
+  subscribers: Stripe.Customer;
+  subscriptions: Stripe.Subscription;
+}
+
+/** One page of a list: its objects and whether more follow. */
+export interface StripeImportPage<T> {
+  ok: true;
+  data: T[];
+  hasMore: boolean;
+}
+
+/**
+ * Reads one page of `kind` after `startingAfter` (a Stripe id, null for the first page) with the project's key.
+ * Returns the page or the failure (`retryable` for 429, 5xx and an unreachable Stripe; see `stripeFailure`).
+ */
+export function stripeImportReader(dependencies: StripeAdapterDependencies) {
+  const clientOf = stripeClientOf(dependencies);
+  return async <K extends keyof StripeImportObjects>(
+    target: { team_id: string; project_id: string },
+    kind: K,
+    startingAfter: string | null,
+  ): Promise<StripeImportPage<StripeImportObjects[K]> | ProviderFailure> => {
+    const client = await clientOf(target);
+    if (!('prices' in client)) return client;
+    const page = { limit: STRIPE_IMPORT_PAGE_SIZE, ...(startingAfter ? { starting_after: startingAfter } : {}) };
+    try {
+      const list =
+        kind === 'plans'
+          ? await client.prices.list({ ...page, expand: ['data.product'] })
+          : kind === 'subscribers'
+            ? await client.customers.list(page)
+            : await client.subscriptions.list({ ...page, status: 'all' });
+      return { ok: true, data: list.data as StripeImportObjects[K][], hasMore: list.has_more };
+    } catch (error) {
+      return stripeFailure(
+        client.errors,
+        error,
+        `list the ${kind === 'plans' ? 'prices' : kind === 'subscribers' ? 'customers' : 'subscriptions'} to import`,
+      );
+    }
+  };
+}

@@ -1,0 +1,196 @@
+/**
+ * Import from Stripe (DESIGN D34): the loopback Stripe fake holds 300 customers with a mix of subscription statuses.
+ * A dry run reports what would be created and skipped and creates nothing; the import creates the plans, subscribers
+ * and subscriptions once, with Stripe's statuses and periods, emitting no `subscription.created`; a second import
+ * creates nothing, and a subscription changed at Stripe is updated; only GETs reach Stripe (nobody is charged); a page
+ * Stripe's rate limit refused runs again, and a job whose page message was lost resumes where it stopped.
+ */
+import { randomBytes } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ManualClock } from '../../shared/clock.js';
+import { localKeyEncryptionKey } from '../../shared/credentials/local-key.js';
+import { restartStalledImports } from '../../shared/domain/imports/restart.js';
+import { ImportPageRetry, processImportPage } from '../../shared/domain/imports/worker.js';
+import { SWEEP_GRACE_MS } from '../../shared/domain/webhook-deliveries/policy.js';
+import { keys } from '../../shared/store/keys.js';
+import { caller } from '../support/calls.js';
+import { TeamEventCursor } from '../support/events.js';
+import { createTestRuntime, seedTeam, testClock, type TestRuntime } from '../support/store.js';
+import { startFakeStripeApi, type FakeStripeApi } from '../support/stripe-api.js';
+import type { SeededAccount } from '../support/stripe-lists.js';
+import { connectStripe } from '../support/stripe.js';
+
+const CUSTOMERS = 300;
+
+let clock: ManualClock;
+let runtime: TestRuntime;
+let team: Awaited<ReturnType<typeof seedTeam>>;
+let projectId: string;
+let stripeApi: FakeStripeApi;
+let seeded: SeededAccount;
+
+const { call, ok } = caller(() => ({ runtime, token: team.token }));
+
+beforeEach(async () => {
+  clock = testClock();
+  stripeApi = await startFakeStripeApi({ nowMs: () => clock.nowMs() });
+  runtime = await createTestRuntime({ clock });
+  runtime.integrations = {
+    keyEncryptionKey: localKeyEncryptionKey(randomBytes(32)),
+    telegramApiRoot: 'http://127.0.0.1:9',
+    stripeApiBaseUrl: stripeApi.url,
+    retry: { retries: 1, minTimeoutMs: 0 },
+  };
+  team = await seedTeam(runtime.store, clock);
+  projectId = (await ok('POST', '/v1/projects', { name: 'Club', platform_type: 'web' }, 201)).id as string;
+  await connectStripe(stripeApi, (path, body) => ok('PUT', path, body), projectId);
+  seeded = stripeApi.seedAccount(CUSTOMERS);
+});
+afterEach(async () => {
+  await stripeApi.stop();
+});
+
+/** Starts an import and runs its page messages one at a time until none is left; answers the finished job. */
+async function runImport(body: Record<string, unknown>) {
+  const job = (await ok('POST', `/v1/projects/${projectId}/imports`, { source: 'stripe', ...body }, 202)) as {
+    id: string;
+  };
+  while (runtime.importPages.length) await processImportPage(runtime, runtime.importPages.shift()!);
+  return ok('GET', `/v1/projects/${projectId}/imports/${job.id}`);
+}
+
+/** Our subscription linked to Stripe subscription `stripeId`, or undefined. */
+async function ours(stripeId: string) {
+  const link = await runtime.store.get(keys.providerSubscription(team.team.id, projectId, 'stripe', stripeId));
+  return link ? ok('GET', `/v1/subscriptions/${String(link.subscription_id)}`) : undefined;
+}
+
+/** Our status of each seeded Stripe state (`SEEDED_STATES` order); null: skipped. */
+const EXPECTED = ['active', 'trialing', 'past_due', 'pending_cancellation', 'paused', null, 'unpaid', null];
+const importedCount = 226; // 38 each of states 0–3, 37 each of states 4 and 6 (300 = 37 × 8 + 4)
+const zero = { created: 0, updated: 0, mapped: 0, unchanged: 0, skipped: 0 };
+
+describe('POST /v1/projects/{id}/imports (source stripe)', () => {
+  it('a dry run reports what would be created and skipped, and why, and creates nothing', async () => {
+    const job = await runImport({ dry_run: true });
+    expect(job).toMatchObject({ status: 'succeeded', dry_run: true, cursor: null });
+    expect(job.counts).toEqual({
+      plans: { ...zero, created: 3, skipped: 1 },
+      subscribers: { ...zero, created: CUSTOMERS },
+      subscriptions: { ...zero, created: importedCount, skipped: CUSTOMERS - importedCount },
+    });
+    expect(job.skipped).toHaveLength(50);
+    expect(job.skipped[0]).toMatchObject({ kind: 'plans', stripe_id: seeded.oneTimePrice });
+    expect(job.skipped.map((skip: { reason: string }) => skip.reason)).toContain('ended at Stripe (canceled)');
+    expect((await ok('GET', `/v1/projects/${projectId}/plans`)).data).toEqual([]);
+    expect((await ok('GET', `/v1/projects/${projectId}/subscribers`)).data).toEqual([]);
+    expect(stripeApi.requests.every((request) => request.method === 'GET')).toBe(true);
+  });
+
+  it('imports once with Stripe’s statuses and periods; a re-run creates nothing and picks up a change', async () => {
+    const events = new TeamEventCursor(runtime.store, team.team.id);
+    await events.next();
+    const first = await runImport({});
+    expect(first.counts).toEqual({
+      plans: { ...zero, created: 3, skipped: 1 },
+      subscribers: { ...zero, created: CUSTOMERS },
+      subscriptions: { ...zero, created: importedCount, skipped: CUSTOMERS - importedCount },
+    });
+    const plans = (await ok('GET', `/v1/projects/${projectId}/plans`)).data;
+    expect(plans.map((plan: { provider_price_id: string }) => plan.provider_price_id).sort()).toEqual(
+      [...seeded.prices].sort(),
+    );
+    expect(plans.every((plan: { sync_status: string }) => plan.sync_status === 'synced')).toBe(true);
+    for (const [index, stripeId] of seeded.subscriptions.entries()) {
+      const stripe = stripeApi.subscriptions.get(stripeId)!;
+      const subscription = await ours(stripeId);
+      const expected = EXPECTED[index % 8];
+      if (expected === null) {
+        expect(subscription).toBeUndefined();
+        continue;
+      }
+      const item = stripe.items.data[0];
+      expect(subscription).toMatchObject({
+        status: expected,
+        source: 'provider',
+        payment_provider: 'stripe',
+        current_period_start: new Date(item.current_period_start * 1000).toISOString(),
+        current_period_end: new Date(item.current_period_end * 1000).toISOString(),
+        trial_ends_at: stripe.trial_end === null ? null : new Date(stripe.trial_end * 1000).toISOString(),
+        previous_status: null,
+      });
+    }
+    const emitted = await events.next();
+    const types = new Set(emitted.map((event) => event.type));
+    expect(types.has('subscription.created')).toBe(false);
+    for (const type of ['subscription.activated', 'subscription.past_due', 'subscription.cancellation_scheduled'])
+      expect(types).toContain(type);
+    expect(
+      emitted.filter((event) => event.type.startsWith('subscription.')).length,
+      'one event per imported subscription',
+    ).toBe(importedCount);
+
+    const second = await runImport({});
+    expect(second.counts).toEqual({
+      plans: { ...zero, unchanged: 3, skipped: 1 },
+      subscribers: { ...zero, unchanged: CUSTOMERS },
+      subscriptions: { ...zero, unchanged: importedCount, skipped: CUSTOMERS - importedCount },
+    });
+    expect((await events.next()).filter((event) => event.type.startsWith('subscription.'))).toEqual([]);
+
+    stripeApi.subscriptions.get(seeded.subscriptions[0])!.cancel_at_period_end = true;
+    clock.advance(60_000);
+    const third = await runImport({});
+    expect(third.counts.subscriptions).toMatchObject({ created: 0, updated: 1, unchanged: importedCount - 1 });
+    expect(await ours(seeded.subscriptions[0])).toMatchObject({ status: 'pending_cancellation' });
+    expect((await events.next()).map((event) => event.type)).toContain('subscription.cancellation_scheduled');
+
+    // Nobody charged, nothing changed at Stripe: the import only ever read.
+    expect(stripeApi.requests.filter((request) => request.method !== 'GET')).toEqual([]);
+    expect(stripeApi.requestsTo('GET', '/v1/customers').length).toBe(3 * 3);
+  });
+
+  it('a page delivered twice imports once, a page refused by Stripe’s rate limit runs again, a lost page message resumes', async () => {
+    await ok('POST', `/v1/projects/${projectId}/imports`, { source: 'stripe' }, 202);
+    // The prices page delivered twice at once: one plan per price all the same, and one next message.
+    const first = runtime.importPages.shift()!;
+    const outcomes = await Promise.all([processImportPage(runtime, first), processImportPage(runtime, { ...first })]);
+    expect(outcomes.sort()).toEqual(['import_page', 'skipped']);
+    expect((await ok('GET', `/v1/projects/${projectId}/plans`)).data).toHaveLength(3);
+    expect(runtime.importPages).toHaveLength(1);
+    // Then Stripe's rate limit answers 429 (the queue delivers the message again, the cursor has not moved); then the
+    // first page of customers; the next page's message is lost.
+    stripeApi.failNext(
+      { status: 429, error: { type: 'invalid_request_error', code: 'rate_limit', message: 'Too many requests.' } },
+      { method: 'GET', pathPrefix: '/v1/customers' },
+    );
+    const limited = runtime.importPages.shift()!;
+    await expect(processImportPage(runtime, limited)).rejects.toBeInstanceOf(ImportPageRetry);
+    expect(runtime.importPages).toEqual([]);
+    await processImportPage(runtime, limited);
+    const lost = runtime.importPages.shift()!;
+    const [stalled] = (await ok('GET', `/v1/projects/${projectId}/imports`)).data;
+    expect(stalled).toMatchObject({ status: 'running', cursor: { kind: 'subscribers' } });
+    expect(stalled.counts.subscribers.created).toBe(100);
+    clock.advance(SWEEP_GRACE_MS + 1);
+    expect(await restartStalledImports(runtime, clock.nowMs() - SWEEP_GRACE_MS)).toBe(1);
+    expect(runtime.importPages).toEqual([lost]);
+    // A duplicate of a message already done changes nothing twice.
+    runtime.importPages.push({ ...lost });
+    while (runtime.importPages.length) await processImportPage(runtime, runtime.importPages.shift()!);
+    const done = await ok('GET', `/v1/projects/${projectId}/imports/${stalled.id}`);
+    expect(done.status).toBe('succeeded');
+    expect(done.counts.subscribers.created + done.counts.subscribers.unchanged).toBe(CUSTOMERS);
+    expect(done.counts.subscriptions.created).toBe(importedCount);
+  });
+
+  it('refuses a project without Stripe and a mapping to a plan of another project', async () => {
+    const other = (await ok('POST', '/v1/projects', { name: 'Other', platform_type: 'web' }, 201)).id as string;
+    expect((await call('POST', `/v1/projects/${other}/imports`, { source: 'stripe' })).status).toBe(409);
+    const reply = await call('POST', `/v1/projects/${projectId}/imports`, {
+      source: 'stripe',
+      plan_mapping: { [seeded.prices[0]]: crypto.randomUUID() },
+    });
+    expect(reply.status).toBe(422);
+  });
+});
