@@ -1,3 +1,4 @@
+import { restartStalledJobs } from '../resumable-jobs.js';
 import pMap from 'p-map';
 import type { BroadcastBatchMessage, MessageSendMessage, Runtime } from '../../runtime.js';
 import { broadcastStore, type BroadcastBatchCounts } from '../../store/broadcasts.js';
@@ -179,26 +180,19 @@ export async function broadcastTexts(
  * Queues the next batch of every running broadcast whose last progress is older than `beforeMs` (epoch ms): its
  * worker crashed or its message was lost (the sweeper calls this). Returns the number of jobs restarted.
  */
-export async function restartStalledBroadcasts(
+export function restartStalledBroadcasts(
   runtime: Pick<Runtime, 'store' | 'deliveryQueue'>,
   beforeMs: number,
 ): Promise<number> {
-  let count = 0;
-  let startKey: Key | undefined;
-  do {
-    const page = await broadcastStore.pageStalled(runtime.store, beforeMs, startKey);
-    if (page.items.length)
-      await runtime.deliveryQueue.send(
-        page.items.map((job) => ({
-          kind: 'broadcast_batch' as const,
-          team_id: job.team_id,
-          project_id: job.project_id,
-          broadcast_id: job.id,
-        })),
-        0,
-      );
-    count += page.items.length;
-    startKey = page.lastEvaluatedKey;
-  } while (startKey);
-  return count;
+  return restartStalledJobs(
+    runtime,
+    beforeMs,
+    (store, before, key) => broadcastStore.pageStalled(store, before, key),
+    (job) => ({
+      kind: 'broadcast_batch',
+      team_id: job.team_id,
+      project_id: job.project_id,
+      broadcast_id: job.id,
+    }),
+  );
 }

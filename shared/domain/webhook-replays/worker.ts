@@ -1,3 +1,4 @@
+import { restartStalledJobs } from '../resumable-jobs.js';
 import pMap from 'p-map';
 import type { DeliveryMessage, ReplayBatchMessage, Runtime } from '../../runtime.js';
 import type { Key } from '../../store/requests.js';
@@ -111,21 +112,18 @@ function requeue(
  * Queues the next batch of every running job whose last progress is older than `beforeMs` (epoch ms):
  * its worker crashed or its message was lost (the sweeper calls this). Returns the number of jobs restarted.
  */
-export async function restartStalledReplays(
+export function restartStalledReplays(
   runtime: Pick<Runtime, 'store' | 'deliveryQueue'>,
   beforeMs: number,
 ): Promise<number> {
-  let count = 0;
-  let startKey: Key | undefined;
-  do {
-    const page = await replayJobStore.pageStalled(runtime.store, beforeMs, startKey);
-    if (page.items.length)
-      await runtime.deliveryQueue.send(
-        page.items.map((job) => ({ kind: 'replay_batch' as const, team_id: job.team_id, replay_id: job.id })),
-        0,
-      );
-    count += page.items.length;
-    startKey = page.lastEvaluatedKey;
-  } while (startKey);
-  return count;
+  return restartStalledJobs(
+    runtime,
+    beforeMs,
+    (store, before, key) => replayJobStore.pageStalled(store, before, key),
+    (job) => ({
+      kind: 'replay_batch',
+      team_id: job.team_id,
+      replay_id: job.id,
+    }),
+  );
 }
