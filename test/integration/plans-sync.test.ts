@@ -1,0 +1,168 @@
+/**
+ * Plan sync to the project's payment provider (DESIGN D16, D22) through the provider port: `manual` syncs at once; a
+ * failing or flaky adapter is injected at the use case. Every event emitted is read from the outbox and checked against
+ * its published JSON Schema. Against DynamoDB Local, with an injected clock.
+ */
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { ManualClock } from '../../shared/clock.js';
+import { updatePlan } from '../../shared/domain/plans/changes.js';
+import { syncPlan } from '../../shared/domain/plans/sync.js';
+import type { EventEnvelope } from '../../shared/events/outbox.js';
+import type { PaymentProviderAdapter } from '../../shared/providers/payment-provider.js';
+import { manualPaymentProvider } from '../../shared/providers/manual.js';
+import { keys } from '../../shared/store/keys.js';
+import { expectRestProblem } from '../support/guarantees.js';
+import { caller } from '../support/calls.js';
+import { TeamEventCursor } from '../support/events.js';
+import { createTestRuntime, seedTeam, testClock, type TestRuntime } from '../support/store.js';
+
+let clock: ManualClock;
+let runtime: TestRuntime;
+let team: Awaited<ReturnType<typeof seedTeam>>;
+let projectId: string;
+/** Events of the team already returned by {@link newEvents}. */
+let eventCursor: TeamEventCursor;
+
+/** The team's outbox events not returned before, oldest first, each checked against its published schema. */
+function newEvents(): Promise<EventEnvelope[]> {
+  return eventCursor.next();
+}
+
+const types = (events: EventEnvelope[]) => events.map((event) => event.type);
+const { call } = caller(() => ({ runtime, token: team.token }));
+const gold = { name: 'Gold', description: 'Everything', amount: 900, currency: 'EUR', interval: 'month' };
+const createGold = async (overrides: Record<string, unknown> = {}) => {
+  const reply = await call('POST', `/v1/projects/${projectId}/plans`, { ...gold, ...overrides });
+  expect(reply.status, reply.text).toBe(201);
+  return reply.json;
+};
+const connectManual = () => call('PUT', `/v1/projects/${projectId}/payment-provider`, { provider: 'manual' });
+
+/** Simulates the subscriptions use case's counter of live subscriptions on a plan (absent = 0). */
+async function setLiveSubscriptions(planId: string, count: number): Promise<void> {
+  await runtime.store.update({
+    Key: keys.plan(team.team.id, planId),
+    UpdateExpression: 'SET live_subscription_count = :count',
+    ExpressionAttributeValues: { ':count': count },
+  });
+}
+
+beforeEach(async () => {
+  clock = testClock();
+  runtime = await createTestRuntime({ clock });
+  team = await seedTeam(runtime.store, clock);
+  projectId = (await call('POST', '/v1/projects', { name: 'Book club', platform_type: 'telegram' })).json.id;
+  eventCursor = new TeamEventCursor(runtime.store, team.team.id);
+  await newEvents();
+});
+
+describe('sync to the payment provider (D22)', () => {
+  it('refuses to sync without a provider, then the manual provider syncs at once on creation, price change and demand', async () => {
+    const unsynced = await createGold();
+    expectRestProblem(await call('POST', `/v1/plans/${unsynced.id}/sync`), 'CONFLICT');
+    await connectManual();
+    await newEvents();
+
+    const synced = await call('POST', `/v1/plans/${unsynced.id}/sync`);
+    expect(synced.json).toMatchObject({
+      sync_status: 'synced',
+      payment_provider: 'manual',
+      provider_product_id: `manual_prod_${unsynced.id}`,
+      provider_price_id: `manual_price_${unsynced.id}_v1`,
+      synced_at: expect.any(String),
+      sync_error: null,
+    });
+    let events = await newEvents();
+    expect(types(events)).toEqual(['plan.synced']);
+    expect(events[0].data).toMatchObject({
+      payment_provider: 'manual',
+      provider_product_id: `manual_prod_${unsynced.id}`,
+      plan: { sync_status: 'synced' },
+    });
+
+    const created = await createGold({ name: 'Silver' });
+    expect(created).toMatchObject({ sync_status: 'synced', payment_provider: 'manual' });
+    expect(types(await newEvents())).toEqual(['plan.created', 'plan.synced']);
+    expect((await call('GET', `/v1/plans/${created.id}`)).json).toEqual(created);
+
+    await setLiveSubscriptions(created.id, 1);
+    const repriced = await call('POST', `/v1/plans/${created.id}`, { amount: 1_500 });
+    expect(repriced.json).toMatchObject({
+      price_version: 2,
+      sync_status: 'synced',
+      provider_price_id: `manual_price_${created.id}_v2`,
+    });
+    events = await newEvents();
+    expect(types(events)).toEqual(['plan.updated', 'plan.synced']);
+    expect(events[0].data.plan).toMatchObject({ sync_status: 'pending' });
+    // Status changes alone do not re-sync.
+    await call('POST', `/v1/plans/${created.id}/deactivate`);
+    expect(types(await newEvents())).toEqual(['plan.deactivated']);
+  });
+
+  it('records a failed sync (plan.sync_failed, sync_error) and retries a flaky provider', async () => {
+    const plan = await createGold();
+    await connectManual();
+    await newEvents();
+    const failing: PaymentProviderAdapter = {
+      ...manualPaymentProvider,
+      syncPlan: async () => ({ ok: false, reason: 'The currency is not enabled on the account.', retryable: false }),
+    };
+    const failed = await syncPlan(runtime, team.principal, plan.id, { adapters: { manual: failing } });
+    expect(failed).toMatchObject({
+      sync_status: 'failed',
+      sync_error: 'The currency is not enabled on the account.',
+      payment_provider: 'manual',
+      synced_at: null,
+    });
+    let events = await newEvents();
+    expect(types(events)).toEqual(['plan.sync_failed']);
+    expect(events[0].data).toMatchObject({
+      payment_provider: 'manual',
+      reason: 'The currency is not enabled on the account.',
+      code: null,
+    });
+    expect((await call('GET', `/v1/plans/${plan.id}`)).json).toMatchObject({ sync_status: 'failed' });
+
+    let calls = 0;
+    const flaky: PaymentProviderAdapter = {
+      ...manualPaymentProvider,
+      syncPlan: async (input) => {
+        calls++;
+        if (calls === 1) throw new Error('socket hang up (sk_live_secret in an internal message)');
+        return { ok: true, provider_product_id: `prod_${input.plan_id}`, provider_price_id: null };
+      },
+    };
+    const recovered = await updatePlan(
+      runtime,
+      team.principal,
+      plan.id,
+      { name: 'Gold again' },
+      { adapters: { manual: flaky }, retry: { retries: 1, minTimeoutMs: 0 } },
+    );
+    expect(calls).toBe(2);
+    expect(recovered).toMatchObject({
+      name: 'Gold again',
+      sync_status: 'synced',
+      provider_product_id: `prod_${plan.id}`,
+      provider_price_id: null,
+      sync_error: null,
+    });
+    events = await newEvents();
+    expect(types(events)).toEqual(['plan.updated', 'plan.synced']);
+
+    const down: PaymentProviderAdapter = {
+      ...manualPaymentProvider,
+      syncPlan: async () => Promise.reject(new Error('sk_live_secret leaked')),
+    };
+    const unreachable = await syncPlan(runtime, team.principal, plan.id, {
+      adapters: { manual: down },
+      retry: { retries: 2, minTimeoutMs: 0 },
+    });
+    expect(unreachable).toMatchObject({
+      sync_status: 'failed',
+      sync_error: 'The manual provider could not be reached.',
+    });
+    expect(JSON.stringify(await newEvents())).not.toContain('sk_live');
+  });
+});
