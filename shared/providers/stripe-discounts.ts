@@ -1,6 +1,7 @@
 import type Stripe from 'stripe';
 import type { ProviderDiscounts, ProviderFailure } from './payment-provider.js';
-import { stripeFailure, stripeProductId } from './stripe.js';
+import { stripeFailure } from './stripe.js';
+import { stripeProductId } from './stripe-params.js';
 
 /**
  * Stripe's discount catalogue (DESIGN D33): a coupon is created with our coupon id as its Stripe id and limited to the

@@ -12,7 +12,7 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { stripeProductId } from '../../shared/providers/stripe.js';
+import { stripeProductId } from '../../shared/providers/stripe-params.js';
 import { keys } from '../../shared/store/keys.js';
 import {
   captureOutput,

@@ -8,7 +8,7 @@ import type { Plan } from '../../shared/domain/plans/schema.js';
 import { newSubscription } from '../../shared/domain/subscriptions/creation.js';
 import { providerChangeOf } from '../../shared/domain/subscriptions/provider-change.js';
 import type { Subscription } from '../../shared/domain/subscriptions/schema.js';
-import { stripeSubscriptionUpdate } from '../../shared/providers/stripe.js';
+import { stripeSubscriptionUpdate } from '../../shared/providers/stripe-params.js';
 import { thrownProblem } from '../support/problems.js';
 
 const PROJECT = '00000000-0000-4000-8000-000000000001';
