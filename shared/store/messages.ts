@@ -1,5 +1,5 @@
 import { ITEM_ABSENT, conditionally, setFields } from './expressions.js';
-import { entity, keys, sortKeyPrefix } from './keys.js';
+import { entity, keys, secondaryIndex, sortKeyPrefix, workerIndexShard } from './keys.js';
 import { queryPage, type Page } from './pages.js';
 import type { Item, Key } from './requests.js';
 import { ConditionFailedError, type Store } from './store.js';
@@ -22,13 +22,33 @@ function messageKey(address: MessageAddress): Key {
   return keys.subscriberMessage(address.teamId, address.projectId, address.subscriberId, address.messageId);
 }
 
+const INDEX_PK = secondaryIndex.partitionKey;
+const INDEX_SK = secondaryIndex.sortKey;
+
+/** The pending-messages index attributes of a message due for an attempt at `dueAtMs` (epoch MILLISECONDS). */
+function pendingIndexOf(messageId: string, dueAtMs: number): Item {
+  return {
+    [INDEX_PK]: keys.pendingMessagesIndex(workerIndexShard(messageId)),
+    [INDEX_SK]: keys.timeIndexSortKey(dueAtMs, messageId),
+  };
+}
+
+/** A message waiting for an attempt, as the pending-messages index gives it to the sweeper. */
+export interface PendingMessage extends MessageAddress {
+  /** Attempts made so far: the next queue message carries `attempts + 1`. */
+  attempts: number;
+  /** The index sort key as read: the sweeper's move is guarded on it. */
+  indexSortKey: string;
+}
+
 /** The preferences a subscriber's messaging has (each a timestamp, ISO, or absent). */
 export type MessagePreference = 'opted_out_at' | 'bot_started_at' | 'bot_blocked_at' | 'email_bounced_at';
 
 export const messageStore = {
   /**
-   * Writes the messages of one occasion (their fields, `status` queued) with the occasion's marker, only if the marker
-   * is absent: one transaction. True when written, false when the occasion already had its messages.
+   * Writes the messages of one occasion (their fields, `status` queued or skipped) with the occasion's marker, only if
+   * the marker is absent: one transaction. A queued message enters the pending-messages index, due at
+   * `next_attempt_at`. True when written, false when the occasion already had its messages.
    */
   async insertOccasion(store: Store, teamId: string, occasionSha256: string, messages: readonly Item[]) {
     if (messages.length === 0) return false;
@@ -48,6 +68,9 @@ export const messageStore = {
               entity: entity.message,
               team_id: teamId,
               ...message,
+              ...(message.status === 'queued'
+                ? pendingIndexOf(message.id as string, Date.parse(message.next_attempt_at as string))
+                : {}),
             },
           },
         })),
@@ -65,16 +88,18 @@ export const messageStore = {
   },
 
   /**
-   * Takes attempt `attempt` of a queued message: `queued` with `attempts = attempt - 1` → `sending`. Returns the item
-   * as it is now, or undefined when the message is not waiting for that attempt (a repeated or stale queue message).
+   * Takes attempt `attempt` of a queued message: `queued` with `attempts = attempt - 1` → `sending`, out of the
+   * pending-messages index (an attempt that crashes is not made again: at most once). Returns the item as it is now,
+   * or undefined when the message is not waiting for that attempt (a repeated or stale queue message).
    */
   async begin(store: Store, address: MessageAddress, attempt: number, nowIso: string): Promise<Item | undefined> {
     try {
       return await store.update({
         Key: messageKey(address),
-        UpdateExpression: 'SET #status = :sending, attempts = :attempt, updated_at = :now REMOVE next_attempt_at',
+        UpdateExpression:
+          'SET #status = :sending, attempts = :attempt, updated_at = :now REMOVE next_attempt_at, #indexPk, #indexSk',
         ConditionExpression: '#status = :queued AND attempts = :previous',
-        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeNames: { '#status': 'status', '#indexPk': INDEX_PK, '#indexSk': INDEX_SK },
         ExpressionAttributeValues: {
           ':sending': 'sending',
           ':queued': 'queued',
@@ -91,8 +116,8 @@ export const messageStore = {
   },
 
   /**
-   * Records how an attempt ended (`sent`, `failed`, `skipped`, or `queued` again with `next_attempt_at`), only while
-   * the message is `sending`. False when it was not.
+   * Records how an attempt ended (`sent`, `failed`, `skipped`, or `queued` again with `next_attempt_at`, back in the
+   * pending-messages index), only while the message is `sending`. False when it was not.
    */
   async finish(
     store: Store,
@@ -105,6 +130,9 @@ export const messageStore = {
       failure_reason: outcome.failureReason,
       next_attempt_at: outcome.nextAttemptAt ?? null,
       sent_at: outcome.sentAt,
+      ...(outcome.status === 'queued' && outcome.nextAttemptAt
+        ? pendingIndexOf(address.messageId, Date.parse(outcome.nextAttemptAt))
+        : {}),
     });
     return conditionally(
       store.update({
@@ -113,6 +141,59 @@ export const messageStore = {
         ConditionExpression: '#status = :sending',
         ExpressionAttributeNames: set.names,
         ExpressionAttributeValues: { ...set.values, ':sending': 'sending' },
+      }),
+    );
+  },
+
+  /**
+   * One page (≤ `limit`) of shard `shard` of the pending-messages index: messages (of any team) whose attempt was due
+   * before `beforeMs` (epoch MILLISECONDS), oldest first.
+   */
+  async pageOverdue(
+    store: Store,
+    shard: number,
+    beforeMs: number,
+    startKey: Key | undefined,
+    limit: number,
+  ): Promise<{ items: PendingMessage[]; lastEvaluatedKey: Key | undefined }> {
+    const result = await store.query({
+      IndexName: secondaryIndex.name,
+      KeyConditionExpression: `${INDEX_PK} = :index AND ${INDEX_SK} < :limit`,
+      ExpressionAttributeValues: {
+        ':index': keys.pendingMessagesIndex(shard),
+        ':limit': keys.timeIndexSortKey(beforeMs, ''),
+      },
+      ExclusiveStartKey: startKey,
+      Limit: limit,
+    });
+    const items = result.items.map((item) => ({
+      teamId: item.team_id as string,
+      projectId: item.project_id as string,
+      subscriberId: item.subscriber_id as string,
+      messageId: item.id as string,
+      attempts: item.attempts as number,
+      indexSortKey: item[INDEX_SK] as string,
+    }));
+    return { items, lastEvaluatedKey: result.lastEvaluatedKey };
+  },
+
+  /**
+   * Moves a pending message to `toMs` (epoch MILLISECONDS) in the pending-messages index, guarded on the row as read
+   * (still queued, same attempts and due time). False when it changed meanwhile.
+   */
+  moveOverdue(store: Store, pending: PendingMessage, toMs: number): Promise<boolean> {
+    return conditionally(
+      store.update({
+        Key: messageKey(pending),
+        UpdateExpression: 'SET #indexSk = :sort',
+        ConditionExpression: '#indexSk = :read AND #status = :queued AND attempts = :attempts',
+        ExpressionAttributeNames: { '#indexSk': INDEX_SK, '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':sort': keys.timeIndexSortKey(toMs, pending.messageId),
+          ':read': pending.indexSortKey,
+          ':queued': 'queued',
+          ':attempts': pending.attempts,
+        },
       }),
     );
   },

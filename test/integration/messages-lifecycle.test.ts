@@ -8,7 +8,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { applyDueDeadlines } from '../../shared/deadlines/worker.js';
 import { processDeliveryMessage } from '../../shared/domain/webhook-deliveries/dispatcher.js';
-import { relayOutbox } from '../../shared/domain/webhook-deliveries/sweeper.js';
+import { relayOutbox, sweep } from '../../shared/domain/webhook-deliveries/sweeper.js';
 import { unsubscribeWithToken } from '../../shared/domain/messages/unsubscribe.js';
 import { MailSendError, type OutgoingMail } from '../../shared/mail/port.js';
 import {
@@ -137,6 +137,36 @@ describe('lifecycle messages', () => {
     expect(await deliver()).toEqual(['failed']);
     expect((await messages(other))[0]).toMatchObject({ status: 'failed', attempts: 1 });
     expect(runtime.messageSends).toEqual([]);
+  });
+
+  it('re-sends a message whose queue message was lost, once, when the sweeper runs', async () => {
+    const subscriberId = await newSubscriber('Ada', { email: 'ada@example.test' });
+    await grant({ subscriber_id: subscriberId });
+    await relayOutbox(runtime, clock.nowMs());
+    // The queue message is lost (a crash after the message was written).
+    const ours = () => runtime.messageSends.splice(0).filter(({ message }) => message.subscriber_id === subscriberId);
+    expect(ours()).toHaveLength(1);
+    expect((await messages(subscriberId))[0]).toMatchObject({ kind: 'welcome', status: 'queued', attempts: 0 });
+
+    // Within the sweeper's grace it is still in flight: nothing is re-queued.
+    await sweep(runtime);
+    expect(ours()).toEqual([]);
+
+    clock.advance(2 * 60_000);
+    await sweep(runtime);
+    const [again] = ours();
+    expect(again.message).toMatchObject({ kind: 'message_send', subscriber_id: subscriberId, attempt: 1 });
+    // Moved ahead in the index: the next sweep does not queue it twice.
+    await sweep(runtime);
+    expect(ours()).toEqual([]);
+    expect(await processDeliveryMessage(runtime, again.message)).toBe('sent');
+    expect(await processDeliveryMessage(runtime, again.message)).toBe('skipped');
+    expect(sent.map((mail) => mail.to)).toEqual(['ada@example.test']);
+
+    // Sent messages leave the index: much later, nothing comes back.
+    clock.advance(DAY);
+    await sweep(runtime);
+    expect(ours()).toEqual([]);
   });
 
   it('honours an opt-out for non-essential kinds', async () => {

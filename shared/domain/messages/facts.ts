@@ -44,6 +44,11 @@ export const messagesFacts = defineFacts({
     broadcastsPartition: (teamId: string, projectId: string) => `TEAM#${teamId}#PROJECT#${projectId}#BROADCASTS`,
     /** Sparse GSI partition of broadcasts still running (the sweeper restarts a stalled one). */
     runningBroadcastsIndex: 'BROADCAST_RUNNING',
+    /**
+     * Sparse GSI partition (one of the worker-index shards) of messages waiting for an attempt: the sweeper re-queues
+     * one whose queue message was lost. Sort key: the time index sort key of the attempt's due time and the id.
+     */
+    pendingMessagesIndex: (shard: number) => `MESSAGE_PENDING#${String(shard).padStart(2, '0')}`,
   },
   sortKeyPrefix: { subscriberMessage: 'MESSAGE#', broadcastListEntry: 'BROADCAST_AT#' },
   entity: {
