@@ -1,3 +1,4 @@
+import { deleteItemsUnder } from '../store/expressions.js';
 import { entity, keys } from '../store/keys.js';
 import type { Store } from '../store/store.js';
 import type { Item } from '../store/requests.js';
@@ -113,20 +114,7 @@ export function deleteCredential(tx: Transaction, projectId: string, kind: Crede
  */
 export async function deleteSubjectCredentials(store: Store, projectId: string, kind: CredentialKind): Promise<number> {
   const { pk, sk } = credentialKey(projectId, kind, '');
-  let deleted = 0;
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await store.query({
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': pk, ':prefix': sk },
-      ProjectionExpression: 'pk, sk',
-      ExclusiveStartKey: startKey,
-    });
-    for (const item of page.items) await store.delete({ Key: { pk: item.pk, sk: item.sk } });
-    deleted += page.items.length;
-    startKey = page.lastEvaluatedKey;
-  } while (startKey);
-  return deleted;
+  return deleteItemsUnder(store, pk, sk);
 }
 
 /**

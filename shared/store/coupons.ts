@@ -1,6 +1,6 @@
 import type { Coupon, PromotionCode } from '../domain/coupons/schema.js';
 import type { ProblemError } from '../errors.js';
-import { ITEM_ABSENT, ITEM_EXISTS, readByIds } from './expressions.js';
+import { ITEM_ABSENT, ITEM_EXISTS, deleteItemsUnder, readByIds } from './expressions.js';
 import { entity, keys, sortKeyPrefix } from './keys.js';
 import { decodeCursor, encodeCursor, type Page } from './pages.js';
 import type { Item } from './requests.js';
@@ -43,6 +43,11 @@ function countRedemption(
 }
 
 export const couponStore = {
+  /** Deletes every coupon and promotion code of a (deleted) project, outside any transaction. Returns how many items. */
+  async removeAll(store: Store, teamId: string, projectId: string): Promise<number> {
+    return deleteItemsUnder(store, keys.couponPartition(teamId, projectId));
+  },
+
   /** The stored coupon of a project (strongly consistent), or undefined. */
   async read(store: Store, teamId: string, projectId: string, couponId: string): Promise<Item | undefined> {
     return store.get(keys.coupon(teamId, projectId, couponId));

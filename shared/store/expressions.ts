@@ -148,3 +148,25 @@ export const REVISION_INCREMENT = {
 export function dueAtUnchanged(dueAt: string): Guard {
   return { condition: `${ITEM_EXISTS} AND due_at = :due_at`, values: { ':due_at': dueAt } };
 }
+
+/**
+ * Deletes every item of partition `pk` whose sort key starts with `sortKeyPrefix` ('' for all), outside any
+ * transaction: pages of keys, one DeleteItem each. For what a deletion leaves behind after its own transaction
+ * committed (too many items for it). Returns how many were deleted; throws on store errors (a retry finishes the job).
+ */
+export async function deleteItemsUnder(store: Store, pk: string, sortKeyPrefix = ''): Promise<number> {
+  let deleted = 0;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await store.query({
+      KeyConditionExpression: sortKeyPrefix ? 'pk = :pk AND begins_with(sk, :prefix)' : 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': pk, ...(sortKeyPrefix ? { ':prefix': sortKeyPrefix } : {}) },
+      ProjectionExpression: 'pk, sk',
+      ExclusiveStartKey: startKey,
+    });
+    for (const item of page.items) await store.delete({ Key: { pk: item.pk, sk: item.sk } });
+    deleted += page.items.length;
+    startKey = page.lastEvaluatedKey;
+  } while (startKey);
+  return deleted;
+}

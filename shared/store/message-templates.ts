@@ -1,4 +1,4 @@
-import { readByIds } from './expressions.js';
+import { deleteItemsUnder, readByIds } from './expressions.js';
 import { entity, keys } from './keys.js';
 import type { Item } from './requests.js';
 import type { Store } from './store.js';
@@ -38,6 +38,12 @@ export const messageTemplateStore = {
       team_id: teamId,
       ...template,
     });
+  },
+
+  /** Deletes every saved template of a (deleted) project, outside any transaction. Returns how many. */
+  async removeAll(store: Store, teamId: string, projectId: string): Promise<number> {
+    const { pk, sk } = keys.messageTemplate(teamId, projectId, '');
+    return deleteItemsUnder(store, pk, sk);
   },
 
   /** Adds to `tx` the deletion of a project's saved template of `kind` (nothing happens when there is none). */

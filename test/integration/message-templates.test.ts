@@ -7,6 +7,8 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { MESSAGE_KIND_VALUES } from '../../shared/catalogues/message-kinds.js';
 import { loadMessageTemplate } from '../../shared/domain/message-templates/templates.js';
+import { couponStore } from '../../shared/store/coupons.js';
+import { messageTemplateStore } from '../../shared/store/message-templates.js';
 import { expectRestProblem } from '../support/guarantees.js';
 import { caller } from '../support/calls.js';
 import { createTestRuntime, seedTeam, seedToken, testClock, type TestRuntime } from '../support/store.js';
@@ -46,6 +48,27 @@ describe('reading and saving', () => {
     const reset = await ok('DELETE', `${templatesOf(projectId)}/welcome`);
     expect(reset).toMatchObject({ kind: 'welcome', is_default: true, updated_at: null, delivery: 'preferred' });
     expect(await ok('GET', `${templatesOf(projectId)}/welcome`)).toEqual(reset);
+  });
+
+  it('deleting the project deletes its saved templates and its coupons with their codes', async () => {
+    await ok('PUT', `${templatesOf(projectId)}/welcome`, saved);
+    await ok('PUT', `${templatesOf(projectId)}/payment_failed`, saved);
+    const coupon = await ok(
+      'POST',
+      `/v1/projects/${projectId}/coupons`,
+      { name: 'Launch', percent_off: 10, duration: 'once', promotion_codes: [{ code: 'LAUNCH10' }] },
+      201,
+    );
+    const other = (await ok('POST', '/v1/projects', { name: 'Kept', platform_type: 'telegram' }, 201)).id;
+    await ok('PUT', `${templatesOf(other)}/welcome`, saved);
+
+    await ok('DELETE', `/v1/projects/${projectId}`);
+    expect(await messageTemplateStore.readMany(runtime.store, team.team.id, projectId, MESSAGE_KIND_VALUES)).toEqual(
+      [],
+    );
+    expect(await couponStore.read(runtime.store, team.team.id, projectId, coupon.id)).toBeUndefined();
+    expect(await couponStore.readCode(runtime.store, team.team.id, projectId, 'LAUNCH10')).toBeUndefined();
+    expect(await loadMessageTemplate(runtime, team.team.id, other, 'welcome')).toMatchObject({ is_default: false });
   });
 
   it('refuses a template that does not render, naming the field, line and column; nothing is saved', async () => {

@@ -2,6 +2,8 @@ import type { Principal } from '../../auth/principal.js';
 import { ProblemError } from '../../errors.js';
 import { countUsage } from '../billing/repository.js';
 import { retryOnLostRace } from '../../store/optimistic.js';
+import { couponStore } from '../../store/coupons.js';
+import { messageTemplateStore } from '../../store/message-templates.js';
 import { projectStore } from '../../store/projects.js';
 import { unitOfWork, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { CREDENTIAL_KINDS, deleteCredential, deleteSubjectCredentials } from '../../credentials/repository.js';
@@ -13,7 +15,7 @@ import { liveSubscriptionsOf, loadProject, planIdsOf, toProject } from './reposi
 
 /**
  * Deletes a project that has no live subscriptions, with its plans, its links and its credentials (the
- * subscribers' `discord_user` ones right after the transaction), and emits
+ * subscribers' `discord_user` ones, its message templates and coupons right after the transaction), and emits
  * `project.deleted` (the project as it was), all in one transaction conditional on the revision, the
  * live-subscription counter and the plan set read, so a plan or subscription added meanwhile makes the
  * delete try again. Errors: NOT_FOUND; CONFLICT (live subscriptions, or a project that kept changing).
@@ -41,8 +43,11 @@ export async function deleteProject(
         tx.emit({ type: 'project.deleted', projectId, data: { project } });
         return { id: projectId, deleted: true as const };
       });
-      // The subscribers' own credentials (Discord OAuth2 tokens), too many for the transaction: after it.
+      // Too many for the transaction, so after it: the subscribers' own credentials (Discord OAuth2 tokens), the
+      // project's saved message templates, its coupons and promotion codes.
       await deleteSubjectCredentials(runtime.store, projectId, 'discord_user');
+      await messageTemplateStore.removeAll(runtime.store, principal.teamId, projectId);
+      await couponStore.removeAll(runtime.store, principal.teamId, projectId);
       return deleted;
     },
     {
