@@ -4,6 +4,21 @@ import { anyHandler } from '../operations/handler.js';
 import type { Runtime } from '../runtime.js';
 import { runBotCommand } from './bot-command.js';
 
+/** The bot command that gives a portal link, per platform. */
+const MANAGE_COMMAND = { telegram: '/account', discord: '/membership' } as const;
+
+/** What a bot answers `/start` and `/stop` on `platform`, by whether the platform user is a subscriber. */
+export function messagingAnswer(platform: 'telegram' | 'discord', command: 'start' | 'stop', found: boolean): string {
+  const name = platform === 'telegram' ? 'Telegram' : 'Discord';
+  if (command === 'start')
+    return found
+      ? `Hello! You will get your membership\u2019s notices here. Send ${MANAGE_COMMAND[platform]} to manage it, /stop to get only the essential ones.`
+      : `Hello! No membership was found for your ${name} account here yet. Send ${MANAGE_COMMAND[platform]} once you have joined.`;
+  return found
+    ? 'Done: you will only get essential notices (failed payments, access removed) from now on. Send /start to get them all again.'
+    : `No membership was found for your ${name} account here, so there is nothing to stop.`;
+}
+
 /**
  * The bots' `/start` and `/stop` (DESIGN D32, D35): `recordBotCommand` run by the pipeline as the verified hook, its
  * idempotency key derived from the platform's update id. Resolves whether the platform user is linked to a

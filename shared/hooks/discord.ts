@@ -6,6 +6,7 @@ import { DISCORD_CREDENTIAL } from '../platforms/discord.js';
 import type { Runtime } from '../runtime.js';
 import * as z from '../schemas/zod.js';
 import { isUuid, type HookAnswer, type HookHandler } from './hook.js';
+import { botMessagingCommand, messagingAnswer } from './bot-messaging.js';
 import { membershipCommand } from './membership-command.js';
 import { claimReceipt } from './receipts.js';
 
@@ -14,7 +15,7 @@ import { claimReceipt } from './receipts.js';
  * first with the bot's public key; unknown project, no Discord bot and bad signature get the same 401 after the same
  * work, and so does an interaction signed more than {@link FRESHNESS_MS} from now or whose id was answered already
  * (a replay: its receipt, DESIGN D22). PING → PONG; `/membership` → an ephemeral reply with a one-time portal link;
- * others "not supported".
+ * `/stop` and `/start` → the messaging preference (DESIGN D32) and an ephemeral confirmation; others "not supported".
  */
 
 /** How far an interaction's signed timestamp may be from now, in milliseconds (either way): 5 minutes. */
@@ -120,6 +121,21 @@ export const discordHook: HookHandler = async (runtime, request) => {
         userId,
         interactionId: interaction.id ?? null,
       });
+    }
+    const name = interaction.data?.name;
+    if (interaction.type === APPLICATION_COMMAND && (name === 'stop' || name === 'start')) {
+      const userId = interaction.member?.user?.id ?? interaction.user?.id;
+      const answer = userId
+        ? await botMessagingCommand(runtime, {
+            source: 'discord',
+            teamId: credential.description.team_id,
+            projectId: credential.description.project_id,
+            platformUserId: userId,
+            command: name,
+            eventId: interaction.id ?? null,
+          })
+        : { found: false };
+      return ephemeral(messagingAnswer('discord', name, answer.found));
     }
     return ephemeral('This interaction is not supported.');
   } catch (error) {

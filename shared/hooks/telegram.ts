@@ -11,7 +11,7 @@ import type { Runtime } from '../runtime.js';
 import { isUuid, type HookAnswer, type HookHandler } from './hook.js';
 import { hookPrincipal, hookProject } from './principal.js';
 import { membershipCommand } from './membership-command.js';
-import { botMessagingCommand } from './bot-messaging.js';
+import { botMessagingCommand, messagingAnswer } from './bot-messaging.js';
 import { applyOnce, type HookReceiptRef } from './receipts.js';
 
 /**
@@ -171,20 +171,6 @@ const ACCOUNT_COMMAND = /^\/account(@\w+)?(\s|$)/;
 /** `/start` (the bot may message the user, DESIGN D32) and `/stop` (opt out of non-essential messages). */
 const MESSAGING_COMMAND = /^\/(start|stop)(@\w+)?(\s|$)/;
 
-/** What the bot answers `/start` and `/stop`, by command and whether the user is a subscriber. */
-const MESSAGING_ANSWERS = {
-  start: {
-    found:
-      'Hello! You will get your membership\u2019s notices here. Send /account to manage it, /stop to get only the essential ones.',
-    missing: 'Hello! No membership was found for your Telegram account here yet. Send /account once you have joined.',
-  },
-  stop: {
-    found:
-      'Done: you will only get essential notices (failed payments, access removed) from now on. Send /start to get them all again.',
-    missing: 'No membership was found for your Telegram account here, so there is nothing to stop.',
-  },
-} as const;
-
 /**
  * Answers a private message (DESIGN D27): `/account` from the Telegram user a subscriber of the project is
  * linked to (the platform user's claim) gets a fresh one-time portal link; anyone else the same polite
@@ -209,7 +195,7 @@ async function answerCommand(
       command,
       eventId: String(updateId),
     });
-    const text = MESSAGING_ANSWERS[command][answer.found ? 'found' : 'missing'];
+    const text = messagingAnswer('telegram', command, answer.found);
     await sendTelegramMessage(integrationsOf(runtime), bot.botToken, message.chat.id, text);
     return;
   }

@@ -24,12 +24,15 @@ import { DiscordCallError, type DiscordSettings } from './discord.js';
  * failure becomes a {@link DiscordCallError} naming the call and Discord's message — never a token.
  */
 
-/** The `/membership` slash command registered when a bot is connected. */
-export const MEMBERSHIP_COMMAND = {
-  name: 'membership',
-  description: 'Your membership status and a link to manage it',
-  type: ApplicationCommandType.ChatInput,
-} as const;
+/**
+ * The slash commands registered when a bot is connected: `/membership` (status and a portal link), `/stop` (only the
+ * essential notices from now on) and `/start` (every notice again; DESIGN D32).
+ */
+export const BOT_COMMANDS = [
+  { name: 'membership', description: 'Your membership status and a link to manage it' },
+  { name: 'stop', description: 'Get only the essential notices about your membership' },
+  { name: 'start', description: 'Get every notice about your membership again' },
+].map((command) => ({ ...command, type: ApplicationCommandType.ChatInput }));
 
 /** A REST client at the settings' API with `token` (`Bot` or, for a user's OAuth2 token, `Bearer`). */
 function client(settings: DiscordSettings, token: string | null, authPrefix: 'Bot' | 'Bearer' = 'Bot'): REST {
@@ -77,35 +80,36 @@ export async function currentUser(
 }
 
 /**
- * Registers the application's global commands (`PUT /applications/{id}/commands`, a bulk overwrite): the `/membership`
- * command.
+ * Registers the application's global commands (`PUT /applications/{id}/commands`, a bulk overwrite): the
+ * {@link BOT_COMMANDS}.
  */
 export async function registerCommands(settings: DiscordSettings, token: string, applicationId: string): Promise<void> {
   await callDiscord('PUT /applications/{id}/commands', () =>
-    client(settings, token).put(Routes.applicationCommands(applicationId), { body: [MEMBERSHIP_COMMAND] }),
+    client(settings, token).put(Routes.applicationCommands(applicationId), { body: BOT_COMMANDS }),
   );
 }
 
 /**
- * Deletes the application's `/membership` global command (`GET /applications/{id}/commands`, then
- * `DELETE /applications/{id}/commands/{command}`), leaving the application's other commands alone.
- * Answers false when there was none.
+ * Deletes the application's global commands named as {@link BOT_COMMANDS} (`GET /applications/{id}/commands`, then
+ * `DELETE /applications/{id}/commands/{command}` each), leaving the application's other commands alone. Answers how
+ * many were deleted.
  */
-export async function deleteMembershipCommand(
+export async function deleteBotCommands(
   settings: DiscordSettings,
   token: string,
   applicationId: string,
-): Promise<boolean> {
+): Promise<number> {
   const rest = client(settings, token);
   const commands = await callDiscord<RESTGetAPIApplicationCommandsResult>('GET /applications/{id}/commands', () =>
     rest.get(Routes.applicationCommands(applicationId)),
   );
-  const command = commands.find((candidate) => candidate.name === MEMBERSHIP_COMMAND.name);
-  if (!command) return false;
-  await callDiscord('DELETE /applications/{id}/commands/{command}', () =>
-    rest.delete(Routes.applicationCommand(applicationId, command.id)),
-  );
-  return true;
+  const ours = new Set(BOT_COMMANDS.map((command) => command.name));
+  const deleted = commands.filter((candidate) => ours.has(candidate.name));
+  for (const command of deleted)
+    await callDiscord('DELETE /applications/{id}/commands/{command}', () =>
+      rest.delete(Routes.applicationCommand(applicationId, command.id)),
+    );
+  return deleted.length;
 }
 
 /** A guild the bot is in (`GET /guilds/{id}`); Discord answers 403/404 when it is not. */

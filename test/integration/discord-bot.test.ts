@@ -7,9 +7,8 @@
  * /membership). Against DynamoDB Local; every event is checked against its published schema.
  */
 
-import { generateKeyPairSync, randomUUID, sign, type KeyObject } from 'node:crypto';
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
-import { serveHookRequest } from '../../shared/hooks/dispatcher.js';
 import { keys } from '../../shared/store/keys.js';
 import { logger } from '../../shared/logger.js';
 import { domainSnapshot, expectRestProblem } from '../support/guarantees.js';
@@ -29,7 +28,7 @@ import {
   connectAndLink,
   connectBody,
   discord,
-  keyPair,
+  interact,
   newEvents,
   projectId,
   publicKeyHex,
@@ -39,41 +38,6 @@ import {
 } from '../support/fixtures/discord.js';
 
 useDiscordFixture();
-
-/** Sends an interaction to the hook, signed with `key` (default the application's) as Discord does. */
-async function interact(
-  body: Record<string, unknown>,
-  options: { key?: KeyObject; project?: string; tamper?: boolean; signedAtMs?: number } = {},
-) {
-  const text = JSON.stringify(body);
-  const timestamp = String(Math.floor((options.signedAtMs ?? clock.nowMs()) / 1000));
-  const signature = sign(null, Buffer.from(timestamp + text), options.key ?? keyPair.privateKey).toString('hex');
-  const project = options.project ?? projectId;
-  const result = await serveHookRequest(runtime, {
-    version: '2.0',
-    routeKey: '$default',
-    rawPath: `/hooks/discord/${project}`,
-    rawQueryString: '',
-    headers: {
-      'content-type': 'application/json',
-      'x-signature-ed25519': signature,
-      'x-signature-timestamp': timestamp,
-    },
-    requestContext: {
-      requestId: randomUUID(),
-      http: {
-        method: 'POST',
-        path: `/hooks/discord/${project}`,
-        protocol: 'HTTP/1.1',
-        sourceIp: '127.0.0.1',
-        userAgent: 'test',
-      },
-    },
-    body: options.tamper ? text.replace('}', ',"x":1}') : text,
-    isBase64Encoded: false,
-  } as never);
-  return { status: result.statusCode, body: JSON.parse(result.body) as Record<string, unknown> };
-}
 
 describe('connecting a Discord bot', () => {
   it('checks the token with GET /users/@me, registers /membership, stores the token and client secret encrypted and never returns them', async () => {
@@ -92,7 +56,9 @@ describe('connecting a Discord bot', () => {
       'GET /users/@me',
       `PUT /applications/${APPLICATION_ID}/commands`,
     ]);
-    expect(made[1].body).toEqual([expect.objectContaining({ name: 'membership', type: 1 })]);
+    expect(made[1].body).toEqual(
+      ['membership', 'stop', 'start'].map((name) => expect.objectContaining({ name, type: 1 })),
+    );
     expect(made.every((entry) => entry.authorization === `Bot ${botToken}`)).toBe(true);
     const credential = await runtime.store.get(keys.credential(projectId, 'discord_bot'));
     expect(credential).toMatchObject({
@@ -151,10 +117,15 @@ describe('connecting a Discord bot', () => {
     expect(await runtime.store.get(keys.credential(projectId, 'discord_bot'))).toBeUndefined();
   });
 
-  it('disconnects: the /membership command is deleted at Discord, the application\u2019s other commands kept', async () => {
+  it('disconnects: the bot\u2019s slash commands are deleted at Discord, the application\u2019s other commands kept', async () => {
     await connectAndLink();
     discord.commands(APPLICATION_ID).push({ id: '9100', name: 'other' });
-    expect(discord.commands(APPLICATION_ID).map((command) => command.name)).toEqual(['membership', 'other']);
+    expect(discord.commands(APPLICATION_ID).map((command) => command.name)).toEqual([
+      'membership',
+      'stop',
+      'start',
+      'other',
+    ]);
     const since = discord.calls.length;
     expect((await call('DELETE', `/v1/projects/${projectId}/bot`)).status).toBe(200);
     expect(discord.commands(APPLICATION_ID).map((command) => command.name)).toEqual(['other']);
@@ -162,11 +133,13 @@ describe('connecting a Discord bot', () => {
     expect(made.map((entry) => entry.route)).toEqual([
       `GET /applications/${APPLICATION_ID}/commands`,
       `DELETE /applications/${APPLICATION_ID}/commands/9000`,
+      `DELETE /applications/${APPLICATION_ID}/commands/9001`,
+      `DELETE /applications/${APPLICATION_ID}/commands/9002`,
     ]);
-    expect(made.map((entry) => entry.authorization)).toEqual([`Bot ${botToken}`, `Bot ${botToken}`]);
+    expect(made.every((entry) => entry.authorization === `Bot ${botToken}`)).toBe(true);
   });
 
-  it('disconnects even when Discord cannot delete the command, logging it without secrets', async () => {
+  it('disconnects even when Discord cannot delete the commands, logging it without secrets', async () => {
     await connectAndLink();
     const warn = vi.spyOn(logger, 'warn').mockImplementation(() => undefined);
     try {
@@ -179,7 +152,7 @@ describe('connecting a Discord bot', () => {
       expect(reply.status).toBe(200);
       expect(reply.json.bot).toBeNull();
       expect(await runtime.store.get(keys.credential(projectId, 'discord_bot'))).toBeUndefined();
-      expect(warn).toHaveBeenCalledWith('the Discord /membership command was not deleted', {
+      expect(warn).toHaveBeenCalledWith('the Discord slash commands were not deleted', {
         project_id: projectId,
         reason: expect.stringContaining('(503)'),
       });

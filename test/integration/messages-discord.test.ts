@@ -1,7 +1,8 @@
 /**
  * Discord DMs (DESIGN D32) against DynamoDB Local and the loopback Discord API fake: a subscriber with a Discord
  * account on a Discord project gets the welcome as a DM (a DM channel, then the message, no mentions parsed); Discord's
- * refusal of the DM (403, 50007) is recorded as a block and the next message goes by e-mail.
+ * refusal of the DM (403, 50007) is recorded as a block and the next message goes by e-mail; `/stop` opts out of
+ * non-essential messages and `/start` opts back in.
  */
 import { describe, expect, it } from 'vitest';
 import { processDeliveryMessage } from '../../shared/domain/webhook-deliveries/dispatcher.js';
@@ -13,6 +14,7 @@ import {
   clock,
   connectAndLink,
   discord,
+  interact,
   projectId,
   runtime,
   useDiscordFixture,
@@ -79,5 +81,54 @@ describe('Discord DMs', () => {
       ),
     ).toEqual(['resumed:email:sent', 'paused:discord:failed', 'welcome:discord:sent']);
     expect(mails.map((mail) => mail.to)).toEqual(['ada@example.test']);
+  });
+
+  it('/stop keeps only the essential notices, /start brings them all back; an unknown user is told so', async () => {
+    await connectAndLink();
+    await call('PUT', `/v1/projects/${projectId}/payment-provider`, { provider: 'manual' });
+    const plan = (
+      await call('POST', `/v1/projects/${projectId}/plans`, {
+        name: 'Monthly',
+        amount: 900,
+        currency: 'EUR',
+        interval: 'month',
+      })
+    ).json;
+    const subscriber = (
+      await call('POST', `/v1/projects/${projectId}/subscribers`, {
+        display_name: 'Ada',
+        platform_user_id: USER_ID,
+        consent: true,
+      })
+    ).json;
+    const subscription = (
+      await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriber.id, plan_id: plan.id })
+    ).json;
+    await send();
+    const slash = (name: string, userId = USER_ID, id = `${name}-${userId}`) =>
+      interact({ id, type: 2, data: { name, type: 1 }, member: { user: { id: userId, username: 'ada' } } });
+    const content = (answer: { body: Record<string, unknown> }) => (answer.body.data as { content: string }).content;
+
+    const stopped = await slash('stop');
+    expect(stopped.status).toBe(200);
+    expect(stopped.body).toMatchObject({ type: 4, data: { flags: 64 } });
+    expect(content(stopped)).toContain('you will only get essential notices');
+    await call('POST', `/v1/subscriptions/${subscription.id}/pause`, {});
+    await send();
+    clock.advance(60_000);
+    expect(content(await slash('start'))).toContain('Send /membership to manage it');
+    await call('POST', `/v1/subscriptions/${subscription.id}/resume`, {});
+    await send();
+    const log = await call('GET', `/v1/projects/${projectId}/messages`, undefined, {
+      query: { subscriber_id: subscriber.id },
+    });
+    expect(
+      (log.json.data as { kind: string; status: string; failure_reason: string | null }[]).map(
+        (message) => `${message.kind}:${message.status}`,
+      ),
+    ).toEqual(['resumed:sent', 'paused:skipped', 'welcome:sent']);
+    expect(content(await slash('stop', '700000000000000999'))).toBe(
+      'No membership was found for your Discord account here, so there is nothing to stop.',
+    );
   });
 });

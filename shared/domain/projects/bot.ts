@@ -268,7 +268,7 @@ export async function disconnectBot(
 }
 
 /**
- * Deletes the `/membership` command of a Discord project's application (DESIGN D28), best effort: a
+ * Deletes the slash commands (`/membership`, `/stop`, `/start`) of a Discord project's application (DESIGN D28), best effort: a
  * failure (Discord down, a token it no longer accepts) is logged — Discord's message, never a secret — and
  * does not stop the disconnect.
  */
@@ -290,9 +290,9 @@ async function deleteDiscordCommand(
     const applicationId = credential?.description.public.application_id;
     if (!token || !applicationId) return;
     const client = await loadDiscordClient();
-    await client.deleteMembershipCommand(discordSettingsOf(settings), token, applicationId);
+    await client.deleteBotCommands(discordSettingsOf(settings), token, applicationId);
   } catch (error) {
-    logger.warn('the Discord /membership command was not deleted', {
+    logger.warn('the Discord slash commands were not deleted', {
       project_id: projectId,
       reason: error instanceof DiscordCallError ? error.message : 'unexpected failure',
     });
