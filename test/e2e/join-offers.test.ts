@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import type { LocalService } from '../../shared/local/service.js';
 import { expectAccessible, launchChromium, screenshot } from '../support/browser.js';
-import { startTestService } from '../support/local-service.js';
+import { restApi, startTestService } from '../support/local-service.js';
 import { connectStripe } from '../support/stripe.js';
 import { startFakeStripeApi, type FakeStripeApi } from '../support/stripe-api.js';
 
@@ -30,20 +30,7 @@ afterAll(async () => {
 });
 
 /** REST with the demo token; asserts a 2xx and returns the JSON body. */
-async function api(method: string, path: string, body?: unknown): Promise<any> {
-  const response = await fetch(`${service.baseUrl}${path}`, {
-    method,
-    headers: {
-      Authorization: `Bearer ${service.demoToken}`,
-      'Content-Type': 'application/json',
-      ...(method === 'GET' ? {} : { 'Idempotency-Key': crypto.randomUUID() }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  expect(response.status, `${method} ${path}: ${text}`).toBeLessThan(300);
-  return text ? JSON.parse(text) : null;
-}
+const api = restApi(() => service);
 
 describe('a promotion code on the join page in Chromium at 375 px', () => {
   it('shows the discounted price, carries the code into Stripe Checkout, and the subscription pays half', async () => {

@@ -17,8 +17,8 @@ import type { LocalService } from '../../shared/local/service.js';
 import { expectAccessible, launchChromium, screenshot } from '../support/browser.js';
 import { until } from '../support/dashboard.js';
 import { startRecordingReceiver, type RecordingReceiver } from '../support/https-receiver.js';
-import { startTestService } from '../support/local-service.js';
-import { connectStripe } from '../support/stripe.js';
+import { restApi, startTestService } from '../support/local-service.js';
+import { telegramProjectOnStripe } from '../support/fixtures/telegram-stripe-project.js';
 import { startFakeStripeApi, type FakeStripeApi } from '../support/stripe-api.js';
 import { startFakeBotApi, type FakeBotApi } from '../support/telegram-bot-api.js';
 
@@ -52,72 +52,14 @@ afterAll(async () => {
 });
 
 /** REST with the demo token; asserts a 2xx and returns the JSON body. */
-async function api(method: string, path: string, body?: unknown): Promise<any> {
-  const response = await fetch(`${service.baseUrl}${path}`, {
-    method,
-    headers: {
-      Authorization: `Bearer ${service.demoToken}`,
-      'Content-Type': 'application/json',
-      ...(method === 'GET' ? {} : { 'Idempotency-Key': crypto.randomUUID() }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  expect(response.status, `${method} ${path}: ${text}`).toBeLessThan(300);
-  return text ? JSON.parse(text) : null;
-}
+const api = restApi(() => service);
 
 /** A Telegram project whose bot administers a linked group, connected to Stripe, with a synced monthly plan. */
-async function telegramProjectOnStripe(): Promise<{ projectId: string; planId: string }> {
-  const project = await api('POST', '/v1/projects', {
-    name: 'Night readers',
-    platform_type: 'telegram',
-    description: 'Books after dark, every month.',
-  });
-  const botToken = `${BOT.id}:${'j'.repeat(35)}`;
-  telegram.addBot(botToken, BOT);
-  await api('PUT', `/v1/projects/${project.id}/bot`, { token: botToken });
-  const hookSecret = telegram
-    .callsOf('setWebhook')
-    .filter((call) => call.token === botToken)
-    .at(-1)!.payload.secret_token as string;
-  const bot = { id: BOT.id, is_bot: true, first_name: 'Bot', username: BOT.username };
-  const promoted = await fetch(`${service.baseUrl}/hooks/telegram/${project.id}`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', 'X-Telegram-Bot-Api-Secret-Token': hookSecret },
-    body: JSON.stringify({
-      update_id: 1,
-      my_chat_member: {
-        chat: { id: CHAT_ID, type: 'supergroup' },
-        from: { id: 1, is_bot: false, first_name: 'Owner' },
-        date: Math.floor(Date.now() / 1000),
-        old_chat_member: { status: 'member', user: bot },
-        new_chat_member: { status: 'administrator', user: bot, can_invite_users: true, can_restrict_members: true },
-      },
-    }),
-  });
-  expect(promoted.status).toBe(200);
-  await api('POST', `/v1/projects/${project.id}/resources`, {
-    kind: 'group',
-    platform_resource_id: String(CHAT_ID),
-    name: 'Readers',
-  });
-  const { webhookSecret } = await connectStripe(stripe, (path, body) => api('PUT', path, body), project.id);
-  stripe.deliverEventsTo(`${service.baseUrl}/hooks/stripe/${project.id}`, webhookSecret);
-  let plan = await api('POST', `/v1/projects/${project.id}/plans`, {
-    name: 'Monthly',
-    amount: 900,
-    currency: 'EUR',
-    interval: 'month',
-  });
-  if (plan.sync_status !== 'synced') plan = await api('POST', `/v1/plans/${plan.id}/sync`, {});
-  expect(plan.sync_status).toBe('synced');
-  return { projectId: project.id as string, planId: plan.id as string };
-}
+const telegramProject = () => telegramProjectOnStripe({ service, api, telegram, stripe, bot: BOT, chatId: CHAT_ID });
 
 describe('join page, Stripe Checkout, welcome page and portal in Chromium at 375 px', () => {
   it('a fan pays for a plan, gets the invite link, opens the portal and cancels at period end', async () => {
-    const { projectId } = await telegramProjectOnStripe();
+    const { projectId } = await telegramProject();
     await api('POST', '/v1/webhook-endpoints', { name: 'everything', url: receiver.url, events: WEBHOOK_EVENT_NAMES });
     const base = service.dashboardUrl.replace(/\/dashboard$/, '');
     const context = await browser.newContext({ viewport: { width: 375, height: 812 }, bypassCSP: true });

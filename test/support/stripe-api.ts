@@ -106,6 +106,10 @@ export interface FakeStripeApi {
   payCheckout: HostedStripe['pay'];
   /** Ends a Stripe subscription's trial now, delivering the events Stripe would (see stripe-hosted.ts). */
   endTrial: HostedStripe['endTrial'];
+  /** A renewal of a Stripe subscription fails: an open invoice and `invoice.payment_failed` (see stripe-hosted.ts). */
+  failRenewal: HostedStripe['failRenewal'];
+  /** The buyer pays the open invoice of a failed renewal: `invoice.paid` (see stripe-hosted.ts). */
+  payOpenInvoice: HostedStripe['payOpenInvoice'];
   stop(): Promise<void>;
 }
 
@@ -141,6 +145,14 @@ export async function startFakeStripeApi(options: { nowMs?: () => number } = {})
 
   const addSubscription = lists.addSubscription;
 
+  /** Opens an invoice of `subscription` that Stripe hosts (`GET /i/<id>` shows it): its id and hosted URL. */
+  const openInvoice = (subscription: string) => {
+    const id = nextId('in');
+    const hostedUrl = `${baseUrl}/i/${id}`;
+    openInvoices.push({ id, object: 'invoice', status: 'open', subscription, hosted_invoice_url: hostedUrl });
+    return { id, hostedUrl };
+  };
+
   const hosted = hostedStripe({
     prices,
     subscriptions,
@@ -148,6 +160,11 @@ export async function startFakeStripeApi(options: { nowMs?: () => number } = {})
     addSubscription,
     nextId,
     created,
+    openInvoice,
+    closeInvoice: (id) => {
+      const index = openInvoices.findIndex((invoice) => invoice.id === id);
+      if (index >= 0) openInvoices.splice(index, 1);
+    },
     redeem: discounts.redeem,
     applyTypedCode: discounts.applyTypedCode,
   });
@@ -430,16 +447,13 @@ export async function startFakeStripeApi(options: { nowMs?: () => number } = {})
     customers: lists.customers,
     seedAccount: lists.seedAccount,
     billingPortalSessions,
-    openInvoice(subscription) {
-      const id = nextId('in');
-      const hosted = `${baseUrl}/i/${id}`;
-      openInvoices.push({ id, object: 'invoice', status: 'open', subscription, hosted_invoice_url: hosted });
-      return hosted;
-    },
+    openInvoice: (subscription) => openInvoice(subscription).hostedUrl,
     deliverEventsTo: hosted.deliverEventsTo,
     deliveredEvents: hosted.deliveredEvents,
     payCheckout: hosted.pay,
     endTrial: hosted.endTrial,
+    failRenewal: hosted.failRenewal,
+    payOpenInvoice: hosted.payOpenInvoice,
     stop: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -5,7 +5,9 @@
  * a session with `payment_method_collection: if_required` may be paid without a card (form field `card=none`). At the
  * trial's end ({@link HostedStripe.endTrial}) a subscription with a card renews (`customer.subscription.updated` to
  * `active`, then `invoice.paid` of the period), one without a card and `trial_settings.end_behavior.
- * missing_payment_method: cancel` is canceled (`customer.subscription.deleted`), as Stripe does.
+ * missing_payment_method: cancel` is canceled (`customer.subscription.deleted`), as Stripe does. A failed renewal
+ * ({@link HostedStripe.failRenewal}) leaves an open invoice Stripe hosts and sends `invoice.payment_failed`; paying it
+ * ({@link HostedStripe.payOpenInvoice}) sends `invoice.paid`.
  */
 import type { ServerResponse } from 'node:http';
 import { checkoutSession, invoice, stripeEventBody, stripeSignature } from './stripe.js';
@@ -30,6 +32,10 @@ export interface HostedStripeState {
   /** What a session's discount takes off, and a code the buyer typed (the fake's coupons and promotion codes). */
   redeem: FakeStripeDiscounts['redeem'];
   applyTypedCode: FakeStripeDiscounts['applyTypedCode'];
+  /** Opens an invoice of a subscription that Stripe hosts: its id and hosted URL. */
+  openInvoice: (subscription: string) => { id: string; hostedUrl: string };
+  /** The open invoice `id` was paid: no longer listed as open. */
+  closeInvoice: (id: string) => void;
 }
 
 /** The hosted half of the fake (see the module comment). */
@@ -40,6 +46,10 @@ export interface HostedStripe {
   pay: (sessionId: string, options?: { email?: string; card?: boolean }) => Promise<string>;
   /** Ends the trial of Stripe subscription `id` now, delivering the events Stripe would. */
   endTrial: (id: string) => Promise<void>;
+  /** The renewal of Stripe subscription `id` fails now: `past_due`, an open invoice, `invoice.payment_failed`. Returns the invoice's hosted URL. */
+  failRenewal: (id: string) => Promise<string>;
+  /** The open invoice of Stripe subscription `id` is paid now: `active`, `invoice.paid` of the period. */
+  payOpenInvoice: (id: string) => Promise<void>;
   deliverEventsTo: (target: StripeEventTarget, webhookSecret: string) => void;
   deliveredEvents: { type: string; status: number }[];
 }
@@ -191,6 +201,46 @@ export function hostedStripe(state: HostedStripeState): HostedStripe {
           billingReason: 'subscription_cycle',
         }),
       );
+    },
+    async failRenewal(id) {
+      const subscription = subscriptions.get(id);
+      if (subscription?.status !== 'active') throw new Error(`Stripe subscription ${id} is not active`);
+      const price = subscription.items.data[0].price;
+      const open = state.openInvoice(id);
+      subscription.status = 'past_due';
+      subscription.latest_invoice = open.id;
+      await deliver('invoice.payment_failed', {
+        ...invoice({
+          subscription: id,
+          paymentIntent: nextId('pi'),
+          amount: Number(price.unit_amount ?? 0),
+          currency: String(price.currency ?? 'eur'),
+          billingReason: 'subscription_cycle',
+        }),
+        id: open.id,
+        status: 'open',
+        amount_paid: 0,
+        hosted_invoice_url: open.hostedUrl,
+      });
+      return open.hostedUrl;
+    },
+    async payOpenInvoice(id) {
+      const subscription = subscriptions.get(id);
+      if (subscription?.status !== 'past_due') throw new Error(`Stripe subscription ${id} is not past_due`);
+      const price = subscription.items.data[0].price;
+      state.closeInvoice(String(subscription.latest_invoice));
+      subscription.status = 'active';
+      await deliver('invoice.paid', {
+        ...invoice({
+          subscription: id,
+          paymentIntent: nextId('pi'),
+          amount: Number(price.unit_amount ?? 0),
+          currency: String(price.currency ?? 'eur'),
+          billingReason: 'subscription_cycle',
+        }),
+        id: String(subscription.latest_invoice),
+        status: 'paid',
+      });
     },
     deliverEventsTo: (target, webhookSecret) => void (delivery = { target, webhookSecret }),
     deliveredEvents,
