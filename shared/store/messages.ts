@@ -146,6 +146,41 @@ export const messageStore = {
   },
 
   /**
+   * Puts attempt `attempt` off to `nextAttemptAt` (ISO) without counting it: `sending` with `attempts = attempt` →
+   * `queued` with `attempts = attempt - 1` and one deferral more, back in the pending-messages index. Returns the
+   * deferrals so far, or null when the message was not taken for that attempt.
+   */
+  async defer(store: Store, address: MessageAddress, attempt: number, nextAttemptAt: string, nowIso: string) {
+    const index = pendingIndexOf(address.messageId, Date.parse(nextAttemptAt));
+    try {
+      const item = await store.update({
+        Key: messageKey(address),
+        UpdateExpression:
+          'SET #status = :queued, attempts = :previous, next_attempt_at = :next, updated_at = :now, deferrals = if_not_exists(deferrals, :zero) + :one, #indexPk = :indexPk, #indexSk = :indexSk',
+        ConditionExpression: '#status = :sending AND attempts = :attempt',
+        ExpressionAttributeNames: { '#status': 'status', '#indexPk': INDEX_PK, '#indexSk': INDEX_SK },
+        ExpressionAttributeValues: {
+          ':queued': 'queued',
+          ':sending': 'sending',
+          ':attempt': attempt,
+          ':previous': attempt - 1,
+          ':next': nextAttemptAt,
+          ':now': nowIso,
+          ':zero': 0,
+          ':one': 1,
+          ':indexPk': index[INDEX_PK],
+          ':indexSk': index[INDEX_SK],
+        },
+        ReturnValues: 'ALL_NEW',
+      });
+      return Number(item?.deferrals ?? 1);
+    } catch (error) {
+      if (error instanceof ConditionFailedError) return null;
+      throw error;
+    }
+  },
+
+  /**
    * One page (≤ `limit`) of shard `shard` of the pending-messages index: messages (of any team) whose attempt was due
    * before `beforeMs` (epoch MILLISECONDS), oldest first.
    */

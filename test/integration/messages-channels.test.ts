@@ -2,12 +2,14 @@
  * Messages through real channels (DESIGN D32) against DynamoDB Local: e-mail over SMTP to a capturing server (read back
  * with mailparser) and DMs through the Telegram Bot API fake. A member who sent `/start` gets the payment-failed notice
  * both ways when the template asks for both; `/stop` opts out of non-essential kinds; a 403 from Telegram (the member
- * blocked the bot) is recorded and the bot is not tried again.
+ * blocked the bot) is recorded and the bot is not tried again; a DM over the bot's 30 messages a second waits, without
+ * using up an attempt.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyDueDeadlines } from '../../shared/deadlines/worker.js';
 import { processDeliveryMessage } from '../../shared/domain/webhook-deliveries/dispatcher.js';
 import { relayOutbox } from '../../shared/domain/webhook-deliveries/sweeper.js';
+import { consumeRateLimit } from '../../shared/limits/rate-limit.js';
 import { smtpMailSender } from '../../shared/mail/nodemailer.js';
 import { startCapturingSmtpServer, type CapturingSmtpServer } from '../support/mail.js';
 import {
@@ -153,5 +155,28 @@ describe('messages through e-mail and Telegram', () => {
       query: { subscriber_id: subscriberId },
     });
     expect(after.json.data[0]).toMatchObject({ kind: 'paused', status: 'skipped' });
+  });
+
+  it('puts off a DM over the bot\u2019s 30 messages a second, without counting it as an attempt, then sends it', async () => {
+    const { subscriberId, subscription } = await member('grace@example.test');
+    // The welcome was the first DM of this second; 29 more make 30.
+    await consumeRateLimit(runtime.store, clock, 'telegram-messages', projectId, 29);
+    await call('POST', `/v1/subscriptions/${subscription.id}/pause`, {});
+    await relayOutbox(runtime, clock.nowMs());
+    const [first] = runtime.messageSends.splice(0);
+    expect(await processDeliveryMessage(runtime, first.message)).toBe('deferred');
+    const [later] = runtime.messageSends.splice(0);
+    expect(later.message).toEqual(first.message);
+    expect(later.delaySeconds).toBeGreaterThanOrEqual(1);
+    expect(later.delaySeconds).toBeLessThanOrEqual(3);
+    const log = async () =>
+      (await call('GET', `/v1/projects/${projectId}/messages`, undefined, { query: { subscriber_id: subscriberId } }))
+        .json.data[0];
+    expect(await log()).toMatchObject({ kind: 'paused', channel: 'telegram', status: 'queued', attempts: 0 });
+
+    clock.advance(Math.ceil(later.delaySeconds) * 1000);
+    expect(await processDeliveryMessage(runtime, later.message)).toBe('sent');
+    expect(await log()).toMatchObject({ kind: 'paused', channel: 'telegram', status: 'sent', attempts: 1 });
+    expect(dmsTo()).toHaveLength(3); // the /start answer, the welcome, the pause notice
   });
 });

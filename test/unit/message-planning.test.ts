@@ -1,11 +1,12 @@
 /**
  * When the service speaks (DESIGN D32), pure: which lifecycle message each subscription event calls for, the
  * reminders of a subscription by status (trial ending, renewal, the payment-failed sequence bounded by the grace
- * period), and the channels a message goes through.
+ * period), the channels a message goes through, and how long a send put off by the bot's rate waits.
  */
 import { describe, expect, it } from 'vitest';
 import type { StoredEvent } from '../../shared/events/outbox.js';
 import { chooseChannels } from '../../shared/domain/messages/creation.js';
+import { deferralWaitSeconds } from '../../shared/domain/messages/sending.js';
 import {
   RENEWAL_NOTICE_DAYS,
   TRIAL_ENDING_NOTICE_DAYS,
@@ -144,5 +145,15 @@ describe('chooseChannels', () => {
     expect(chooseChannels(reach('a@example.test', null), 'preferred')).toEqual(['email']);
     expect(chooseChannels(reach('a@example.test', 'discord'), 'both')).toEqual(['discord', 'email']);
     expect(chooseChannels(reach(null, null), 'both')).toEqual([]);
+  });
+});
+
+describe('deferralWaitSeconds', () => {
+  it('waits the limiter\u2019s time plus a random share of a window that doubles per deferral, up to 30 s', () => {
+    expect(deferralWaitSeconds(1, 1, 0)).toBe(1);
+    expect(deferralWaitSeconds(1, 1, 1)).toBe(3);
+    expect(deferralWaitSeconds(1, 3, 0.5)).toBe(5);
+    expect(deferralWaitSeconds(1, 5, 1)).toBe(31);
+    expect(deferralWaitSeconds(1, 40, 1)).toBe(31);
   });
 });

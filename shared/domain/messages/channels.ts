@@ -11,13 +11,15 @@ import { ConfigurationError } from '../../config.js';
 
 /**
  * Sending one rendered message through its channel (DESIGN D32), and what a failure means: `transient` (retried after
- * a wait: 5xx, 429, no answer), `blocked` (the subscriber blocked the bot or the DM is refused: recorded, never
+ * a wait: 5xx, 429, no answer), `throttled` (the bot is at the service's own rate for its platform: nothing was sent,
+ * put off without counting as an attempt), `blocked` (the subscriber blocked the bot or the DM is refused: recorded, never
  * retried), `bounced` (the address was refused for good: recorded, never retried), `unreachable` (no bot any more).
  */
 
 /** How a send ended, when it did not succeed. */
 export type SendFailure =
   | { kind: 'transient'; reason: string; retryAfterSeconds: number | null }
+  | { kind: 'throttled'; reason: string; retryAfterSeconds: number }
   | { kind: 'blocked' | 'bounced' | 'unreachable'; reason: string };
 
 /** What a channel sends: e-mail needs the address, subject and RFC 8058 unsubscribe link; bots the platform user. */
@@ -87,7 +89,7 @@ export async function sendThroughChannel(
       await consumeRateLimit(runtime.store, runtime.clock, 'telegram-messages', send.projectId);
     } catch (error) {
       if (error instanceof ProblemError && error.code === 'RATE_LIMITED')
-        return { kind: 'transient', reason: 'The bot is at its message rate.', retryAfterSeconds: 1 };
+        return { kind: 'throttled', reason: 'The bot is at its message rate.', retryAfterSeconds: 1 };
       throw error;
     }
     try {

@@ -31,7 +31,15 @@ import { broadcastTexts, countBroadcastOutcome } from './broadcast-worker.js';
 const RETRY_WAITS_SECONDS = [10, 60, 300, 900, 900] as const;
 
 /** What one queue message came to, for logs and tests. */
-export type MessageSendOutcome = 'sent' | 'retry_scheduled' | 'failed' | 'message_skipped' | 'skipped';
+export type MessageSendOutcome = 'sent' | 'retry_scheduled' | 'deferred' | 'failed' | 'message_skipped' | 'skipped';
+
+/**
+ * How long a send put off by the service's own rate waits (seconds): the limiter's wait plus a random share of a
+ * window that doubles with each deferral up to 30 s, so a burst spreads out instead of returning all at once.
+ */
+export function deferralWaitSeconds(retryAfterSeconds: number, deferrals: number, random = Math.random()): number {
+  return retryAfterSeconds + random * Math.min(30, 2 ** Math.min(deferrals, 5));
+}
 
 /** The portal of a project (sign-in page), under the service's public base URL. */
 function portalUrl(runtime: Runtime, projectId: string): string {
@@ -97,6 +105,14 @@ export async function processMessageSend(runtime: Runtime, queued: MessageSendMe
   if (!failure) {
     await finish('sent', null, { sentAt: nowIso() });
     return 'sent';
+  }
+  if (failure.kind === 'throttled') {
+    const deferrals = Number(message.deferrals ?? 0);
+    const delaySeconds = deferralWaitSeconds(failure.retryAfterSeconds, deferrals + 1);
+    const next = isoTime(runtime.clock.nowMs() + Math.ceil(delaySeconds * 1000));
+    if ((await messageStore.defer(runtime.store, address, queued.attempt, next, nowIso())) === null) return 'skipped';
+    await runtime.deliveryQueue.send([queued], delaySeconds / runtime.timeScale);
+    return 'deferred';
   }
   if (failure.kind !== 'transient') {
     const preference =
