@@ -1,37 +1,21 @@
 /** @jsx h */
 /** @jsxFrag Fragment */
-import { ABILITIES, ABILITY_CATEGORY_LABELS, type Ability, type AbilityCategory } from '../../catalogues/abilities.js';
 import type { ProblemDocument } from '../../errors.js';
 import type { ApiGatewayResult } from '../../http/api-gateway.js';
 import type { Group } from '../../domain/groups/schema.js';
 import type { Project } from '../../domain/projects/schema.js';
 import type { Role } from '../../domain/roles/schema.js';
 import type { TeamMember } from '../../domain/team-members/schema.js';
-import {
-  Badge,
-  CsrfField,
-  DataTable,
-  Forbidden,
-  IdempotencyField,
-  Notice,
-  ProblemView,
-  type Viewer,
-} from '../components.js';
-import {
-  AbilityChoice,
-  ActionButton,
-  ActionForm,
-  ActionLink,
-  NameDescriptionFields,
-  ProjectScopeField,
-} from '../form-controls.js';
+import { Badge, DataTable, Forbidden, Notice, ProblemView } from '../components.js';
+import { ActionForm, ActionLink } from '../form-controls.js';
+import { RoleForm, roleValuesOf, type RoleValues } from './role-form.js';
 import { Page } from '../layout.js';
-import { Fragment, h, type Html } from '../../web/html.js';
-import { formText, formValues, htmlResult, redirectResult, type SignedInRequest } from '../http.js';
+import { Fragment, h } from '../../web/html.js';
+import { htmlResult, redirectResult, type SignedInRequest } from '../http.js';
 import { listOrEmpty, read, write, type ListPage } from './kit.js';
 
 /**
- * Roles and groups, and a team member's roles (DESIGN D19, D21): custom roles are created and edited with
+ * Roles and groups (DESIGN D19, D21; a team member's roles are `team-member-roles.tsx`): custom roles are created and edited with
  * the catalogue's abilities as checkboxes grouped by domain (only abilities the member holds can be
  * granted, as `createRole` requires) and an optional project scope, and deleted (a role still held shows
  * the CONFLICT readably, with who holds it); the six built-in roles are read-only. Groups are created,
@@ -40,13 +24,6 @@ import { listOrEmpty, read, write, type ListPage } from './kit.js';
 
 /** The roles and groups page (groups' pages, `groups.tsx`, lead back to it). */
 export const ROLES = '/dashboard/roles';
-
-/** The catalogue's abilities by category, in catalogue order. */
-function abilitiesByCategory(): Array<[AbilityCategory, Array<(typeof ABILITIES)[number]>]> {
-  const groups = new Map<AbilityCategory, Array<(typeof ABILITIES)[number]>>();
-  for (const ability of ABILITIES) groups.set(ability.category, [...(groups.get(ability.category) ?? []), ability]);
-  return [...groups.entries()];
-}
 
 /** `GET /dashboard/roles`: roles (built-in and the team's own) and groups, with links to create and edit them. */
 export async function rolesPage(request: SignedInRequest): Promise<ApiGatewayResult> {
@@ -127,68 +104,6 @@ export async function rolesPage(request: SignedInRequest): Promise<ApiGatewayRes
   );
 }
 
-/** What a role form holds (a role being edited, or what was submitted). */
-interface RoleValues {
-  name?: string;
-  description?: string | null;
-  abilities?: readonly string[];
-  project_ids?: readonly string[] | null;
-}
-
-/** The role form: name, description, abilities grouped by domain (only held ones can be ticked), project scope. */
-function RoleForm(props: {
-  viewer: Viewer;
-  action: string;
-  projects: Project[];
-  values?: RoleValues;
-  submit: string;
-  ability: Ability;
-}): Html {
-  const { viewer } = props;
-  const chosen = new Set(props.values?.abilities ?? []);
-  const scoped = new Set(props.values?.project_ids ?? []);
-  return (
-    <form method="post" action={props.action} class="stack" id="role-form">
-      <CsrfField viewer={viewer} />
-      <IdempotencyField />
-      <NameDescriptionFields idPrefix="role" values={props.values} />
-      <fieldset>
-        <legend>Abilities</legend>
-        <p class="hint">A role never grants more than you hold: abilities you do not hold cannot be ticked.</p>
-        {abilitiesByCategory().map(([category, abilities]) => (
-          <fieldset class="ability-group">
-            <legend>{ABILITY_CATEGORY_LABELS[category]}</legend>
-            <div class="events">
-              {abilities.map((ability) => (
-                <AbilityChoice viewer={viewer} ability={ability} checked={chosen.has(ability.value)} />
-              ))}
-            </div>
-          </fieldset>
-        ))}
-      </fieldset>
-      <ProjectScopeField
-        projects={props.projects}
-        chosen={scoped}
-        hint="Leave all unticked for a role that applies in every project."
-      />
-      <div class="actions">
-        <ActionButton viewer={viewer} ability={props.ability} label={props.submit} />
-        <a href={ROLES}>Cancel</a>
-      </div>
-    </form>
-  );
-}
-
-function roleValuesOf(form: URLSearchParams): RoleValues {
-  const projectIds = formValues(form, 'project_ids');
-  return {
-    name: formText(form, 'name'),
-    description: formText(form, 'description') ?? null,
-    abilities: formValues(form, 'abilities'),
-    project_ids: projectIds.length ? projectIds : null,
-  };
-}
-
 /** `GET /dashboard/roles/new` (and the form again after a refused `POST /dashboard/roles`). */
 export async function newRolePage(
   request: SignedInRequest,
@@ -201,6 +116,7 @@ export async function newRolePage(
     <Page title="New role" viewer={request.viewer} current={ROLES}>
       {extra ? <ProblemView problem={extra.problem} /> : ''}
       <RoleForm
+        cancel={ROLES}
         viewer={request.viewer}
         action={ROLES}
         projects={projects}
@@ -309,6 +225,7 @@ export async function rolePage(
       ) : (
         <>
           <RoleForm
+            cancel={ROLES}
             viewer={viewer}
             action={`${ROLES}/${current.id}`}
             projects={projects}
@@ -354,69 +271,4 @@ export async function deleteRole(request: SignedInRequest, params: Record<string
   const outcome = await write(request, 'deleteRole', { id: params.id });
   if (!outcome.ok) return rolePage(request, params, { problem: outcome.problem });
   return redirectResult(`${ROLES}?deleted=role`);
-}
-
-/** `GET /dashboard/team-members/{id}`: the member's roles as checkboxes (`updateTeamMember`, needs `role:assign`). */
-export async function teamMemberPage(
-  request: SignedInRequest,
-  params: Record<string, string>,
-  extra?: { problem?: ProblemDocument; roleIds?: readonly string[] },
-): Promise<ApiGatewayResult> {
-  const { viewer } = request;
-  const member = await read<TeamMember>(request, 'getTeamMember', { id: params.id });
-  if (!member.ok) {
-    return htmlResult(
-      member.problem.status,
-      <Page title="Team member" viewer={viewer} current="/dashboard/team-members">
-        <ProblemView problem={member.problem} />
-      </Page>,
-    );
-  }
-  const roles = await listOrEmpty<Role>(request, 'listRoles');
-  const chosen = new Set(extra?.roleIds ?? member.result.role_ids);
-  return htmlResult(
-    extra?.problem?.status ?? 200,
-    <Page title={`${member.result.name}: roles`} viewer={viewer} current="/dashboard/team-members">
-      {request.query.get('saved') && !extra ? <Notice>The roles are saved.</Notice> : ''}
-      {extra?.problem ? <ProblemView problem={extra.problem} /> : ''}
-      <p>
-        {member.result.email} ·{' '}
-        <Badge color={member.result.status === 'active' ? 'green' : 'gray'}>{member.result.status}</Badge>
-      </p>
-      <form method="post" action={`/dashboard/team-members/${params.id}`} class="stack">
-        <CsrfField viewer={viewer} />
-        <IdempotencyField />
-        <fieldset>
-          <legend>Roles</legend>
-          <p class="hint">
-            The member holds every ability of these roles, plus those of their groups’ roles. You can only give roles
-            whose abilities you hold.
-          </p>
-          <div class="events">
-            {roles.map((role) => (
-              <label>
-                <input type="checkbox" name="role_ids" value={role.id} checked={chosen.has(role.id)} /> {role.name}{' '}
-                <span class="hint">{role.abilities.length} abilities</span>
-              </label>
-            ))}
-          </div>
-        </fieldset>
-        <div class="actions">
-          <ActionButton viewer={viewer} ability="role:assign" label="Save roles" />
-          <a href="/dashboard/team-members">Back to team members</a>
-        </div>
-      </form>
-    </Page>,
-  );
-}
-
-/** `POST /dashboard/team-members/{id}`: `updateTeamMember` with the member's complete new set of roles. */
-export async function updateTeamMemberRoles(
-  request: SignedInRequest,
-  params: Record<string, string>,
-): Promise<ApiGatewayResult> {
-  const roleIds = formValues(request.form, 'role_ids');
-  const outcome = await write<TeamMember>(request, 'updateTeamMember', { id: params.id, role_ids: roleIds });
-  if (!outcome.ok) return teamMemberPage(request, params, { problem: outcome.problem, roleIds });
-  return redirectResult(`/dashboard/team-members/${params.id}?saved=1`);
 }

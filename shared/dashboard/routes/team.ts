@@ -7,6 +7,7 @@ const oauth = () => import('../pages/oauth.js');
 const tokens = () => import('../pages/tokens.js');
 const members = () => import('../pages/team-members.js');
 const roles = () => import('../pages/roles.js');
+const memberRoles = () => import('../pages/team-member-roles.js');
 const groups = () => import('../pages/groups.js');
 const billing = () => import('../pages/billing.js');
 const activity = () => import('../pages/activity.js');
@@ -24,8 +25,8 @@ export const TEAM_ROUTES: DashboardRoute[] = [
   get('/team-members', members, (m) => (request) => m.teamMembersPage(request)),
   post('/team-members', members, (m) => m.inviteMember),
   post('/team-members/:id/remove', members, (m) => m.removeMember),
-  get('/team-members/:id', roles, (m) => m.teamMemberPage),
-  post('/team-members/:id', roles, (m) => m.updateTeamMemberRoles),
+  get('/team-members/:id', memberRoles, (m) => m.teamMemberPage),
+  post('/team-members/:id', memberRoles, (m) => m.updateTeamMemberRoles),
   get('/roles', roles, (m) => m.rolesPage),
   get('/roles/new', roles, (m) => m.newRolePage),
   post('/roles', roles, (m) => m.createRole),
