@@ -6,6 +6,7 @@ import type { DashboardRoute, Page } from './route.js';
  */
 
 const signIn = () => import('../pages/sign-in.js');
+const account = () => import('../pages/account.js');
 type SignIn = Awaited<ReturnType<typeof signIn>>;
 
 const open = (method: 'GET' | 'POST', path: string, pick: (m: SignIn) => Page<DashboardRequest>): DashboardRoute => ({
@@ -33,12 +34,12 @@ export const SIGN_IN_ROUTES: DashboardRoute[] = [
   registering('POST', '/passkeys/registration-options', (m) => m.passkeyRegistrationOptions),
   registering('POST', '/passkeys/register', (m) => m.passkeyRegister),
   registering('POST', '/sign-out', (m) => m.signOut),
-  { method: 'GET', path: '/account', access: 'signed-in', page: async () => (await signIn()).accountPage },
+  { method: 'GET', path: '/account', access: 'signed-in', page: async () => (await account()).accountPage },
   {
     method: 'POST',
     path: '/account/sessions/:id/revoke',
     access: 'signed-in',
-    page: async () => (await signIn()).revokeOwnSession,
+    page: async () => (await account()).revokeOwnSession,
   },
 ];
 

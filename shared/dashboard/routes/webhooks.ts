@@ -5,6 +5,7 @@ import { get, post, type DashboardRoute } from './route.js';
 const webhooks = () => import('../pages/webhooks.js');
 const endpoint = () => import('../pages/webhook-endpoint.js');
 const deliveries = () => import('../pages/webhook-deliveries.js');
+const replay = () => import('../pages/webhook-replay.js');
 
 /** The webhooks group's routes. */
 export const WEBHOOK_ROUTES: DashboardRoute[] = [
@@ -21,6 +22,6 @@ export const WEBHOOK_ROUTES: DashboardRoute[] = [
   get('/webhooks/deliveries', deliveries, (m) => m.deliveriesPage),
   get('/webhooks/deliveries/:id', deliveries, (m) => m.deliveryPage),
   post('/webhooks/deliveries/:id/retry', deliveries, (m) => m.retryDelivery),
-  get('/webhooks/replay-dead', deliveries, (m) => m.confirmReplayDead),
-  post('/webhooks/replay-dead', deliveries, (m) => m.replayDead),
+  get('/webhooks/replay-dead', replay, (m) => m.confirmReplayDead),
+  post('/webhooks/replay-dead', replay, (m) => m.replayDead),
 ];
