@@ -95,6 +95,8 @@ export interface NewSubscriptionFacts {
    * Billed through a payment provider (source `provider`): its first payment decides pending / incomplete (D15, D16).
    */
   billing?: SubscriptionBilling;
+  /** A free join whose address is not confirmed yet: `incomplete` until it is (D26). */
+  awaitingConfirmation?: boolean;
 }
 
 /**
@@ -117,6 +119,7 @@ export function newSubscription(facts: NewSubscriptionFacts): Subscription {
   const status = initialStatus({
     awaitingAsyncPayment: billing?.firstPayment === 'pending',
     firstPaymentFailed: billing?.firstPayment === 'failed',
+    awaitingConfirmation: facts.awaitingConfirmation,
     startsInFuture: startMs > facts.nowMs,
     trial: trialEndMs !== null,
   });
