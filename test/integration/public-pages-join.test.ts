@@ -101,9 +101,7 @@ describe('joining', () => {
     const { cookies, csrf } = await openJoinPage();
     const { joined, mails, confirmed } = await joinFreePlanByEmail(free.id, 'fan@example.com');
     expect(joined.statusCode).toBe(303);
-    const welcomePattern = new RegExp(
-      `^/join/${projectId}/welcome\\?subscription=[0-9a-f-]{36}&t=[A-Za-z0-9_-]{43}$`,
-    );
+    const welcomePattern = new RegExp(`^/join/${projectId}/welcome\\?subscription=[0-9a-f-]{36}&t=[A-Za-z0-9_-]{43}$`);
     expect(joined.headers.Location).toMatch(welcomePattern);
     expect(mails.map((mail) => mail.to)).toEqual(['fan@example.com']);
     expect(confirmed.statusCode, confirmed.body).toBe(303);
