@@ -21,7 +21,7 @@ const CONFIRMATION_PREFIX = 'pjc_';
 const hashOf = (token: string) => sha256(token).toString('hex');
 
 /** The path of the confirmation page of project `projectId` (the token goes in its `token` query parameter). */
-export const confirmationPath = (projectId: string) => `/join/${projectId}/confirm`;
+const confirmationPath = (projectId: string) => `/join/${projectId}/confirm`;
 
 /**
  * Makes a confirmation link for subscription `subscriptionId` of subscriber `subscriberId` (project `projectId`, team
