@@ -166,20 +166,11 @@ export interface SubscriptionCreation {
   subscription: Subscription;
   subscriber: Subscriber;
   plan: Plan;
-  /**
-   * The access code redeemed for it (as it reads after the redemption), carried by `subscription.created`; null
-   * otherwise.
-   */
+  /** The access code redeemed for it (as after the redemption), carried by `subscription.created`; else null. */
   accessCode: AccessCode | null;
-  /**
-   * A subscriber created in the same transaction (its item is put with the live plan counter), instead of an existing
-   * one.
-   */
+  /** A subscriber created in the same transaction (put with the live plan counter) instead of an existing one. */
   newSubscriber?: PreparedSubscriber;
-  /**
-   * The provider's id of the subscription that bills it (Stripe `sub_...`), kept on the item for provider-first changes
-   * (D27).
-   */
+  /** The provider's id of the subscription that bills it (Stripe `sub_...`), kept for provider-first changes (D27). */
   providerSubscriptionId?: string | null;
   /**
    * The e-mail address whose one trial per project (D33) a subscription with a trial uses up; default the subscriber's
