@@ -57,6 +57,13 @@ export const MESSAGE_KINDS = [
     description: 'A one-time link to the portal (15 minutes), asked for on the join page or the portal.',
   },
   {
+    value: 'join_confirmation',
+    label: 'Confirm your address',
+    essential: true,
+    description:
+      'A free join waits for its e-mail address: a one-time link that confirms it and starts the membership.',
+  },
+  {
     value: 'gift',
     label: 'Gift',
     essential: true,

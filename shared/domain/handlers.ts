@@ -30,6 +30,7 @@ import { importsHandlers } from './imports/handlers.js';
 import { portalSessionsInternalHandlers } from './portal-sessions/internal-handlers.js';
 import { membersInternalHandlers } from './members/internal-handlers.js';
 import { tokensInternalHandlers } from './tokens/internal-handlers.js';
+import { subscriptionsInternalHandlers } from './subscriptions/internal-handlers.js';
 
 /**
  * Every operation's handler by operation id (runtime code: the local server, the `$default` route and
@@ -72,6 +73,7 @@ const INTERNAL_HANDLERS = {
   ...membersInternalHandlers,
   ...tokensInternalHandlers,
   ...messagesInternalHandlers,
+  ...subscriptionsInternalHandlers,
 } satisfies Record<InternalOperationId, unknown>;
 
 const ALL_HANDLERS: Record<OperationId | InternalOperationId, unknown> = { ...HANDLERS, ...INTERNAL_HANDLERS };

@@ -17,6 +17,11 @@ export const RATE_LIMITS = {
   oauth: { limit: 30, windowSeconds: 60 },
   /** "E-mail me a sign-in link" (DESIGN D32), per project and SHA-256 of the address: past it nothing is sent. */
   'sign-in-link-address': { limit: 3, windowSeconds: 15 * 60 },
+  /**
+   * Free joins of one project (DESIGN D26), per project on top of the per-IP `public-pages` limit: each join makes an
+   * unconfirmed subscription and sends an e-mail, so a bot's burst is bounded whatever IPs it uses.
+   */
+  'free-joins': { limit: 60, windowSeconds: 3600 },
   /** A project's bot DMs on Telegram (30 a second overall, DESIGN D32), per project. */
   'telegram-messages': { limit: 30, windowSeconds: 1 },
 } as const;

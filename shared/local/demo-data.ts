@@ -19,6 +19,11 @@ import { GenerateAccessCodesRequest } from '../domain/access-codes/schema.js';
 import { DAY_MS } from '../domain/subscriptions/lifecycle.js';
 import { keys } from '../store/keys.js';
 import { ConditionFailedError, type Store } from '../store/store.js';
+import { createSignInLink } from '../dashboard/sessions.js';
+import { listProjects } from '../domain/projects/repository.js';
+import { ensureTeamOwner } from '../domain/team-members/changes.js';
+import { JOIN_PATH } from '../public-pages/http.js';
+import type { Runtime } from '../runtime.js';
 import { DEMO_HISTORY_DAYS, DEMO_PLANS } from './demo-calendar.js';
 import { seedDemoHistory } from './demo-history.js';
 
@@ -48,10 +53,16 @@ async function seedDemoTeam(store: Store, clock: Clock): Promise<{ team: Team; c
 
 /**
  * Demo team data (§5): `business` tier (D20), a project, three plans (one free), five access codes, through the domain
- * functions. With `history` they date from {@link DEMO_HISTORY_DAYS} days ago, the manual provider is connected and
- * {@link seedDemoHistory} fills the days since.
+ * functions. With `history` they date from {@link DEMO_HISTORY_DAYS} days ago, the manual provider is connected, and
+ * the returned step (null without `history`) fills the days since with {@link seedDemoHistory} and answers the seconds it
+ * took.
  */
-async function seedDemoData(store: Store, clock: Clock, token: string, history: boolean): Promise<void> {
+async function seedDemoData(
+  store: Store,
+  clock: Clock,
+  token: string,
+  history: boolean,
+): Promise<(() => Promise<number>) | null> {
   await changeTier({ store, clock, eventsCommitted: () => undefined }, DEMO_TEAM_ID, 'business');
   const nowMs = clock.nowMs();
   const runtime = {
@@ -72,22 +83,26 @@ async function seedDemoData(store: Store, clock: Clock, token: string, history: 
     project_id: project.id,
     ...GenerateAccessCodesRequest.parse({ plan_id: monthly.id, count: 5, prefix: 'DEMO' }),
   });
-  if (!history) return;
+  if (!history) return null;
   await connectPaymentProvider(
     runtime,
     principal,
     project.id,
     ConnectPaymentProviderRequest.parse({ provider: 'manual' }),
   );
-  await seedDemoHistory(
-    runtime,
-    principal,
-    { id: project.id, monthly, yearly, free, accessCode: codes.codes[0].code },
-    nowMs,
-  );
-  // The history is past: its events are fanned out now without messages to its subscribers (DESIGN D32), so the inbox
-  // does not fill with 60 days of welcomes and no reminder comes due at start. The demo team has no webhook endpoint.
-  await relayOutbox({ store, clock, deliveryQueue: { send: async () => undefined } }, nowMs, { messages: false });
+  return async () => {
+    const begun = performance.now();
+    await seedDemoHistory(
+      runtime,
+      principal,
+      { id: project.id, monthly, yearly, free, accessCode: codes.codes[0].code },
+      nowMs,
+    );
+    // The history is past: its events are fanned out now without messages to its subscribers (DESIGN D32), so the
+    // inbox does not fill with 60 days of welcomes and no reminder comes due at start. The demo team has no endpoint.
+    await relayOutbox({ store, clock, deliveryQueue: { send: async () => undefined } }, nowMs, { messages: false });
+    return (performance.now() - begun) / 1000;
+  };
 }
 
 /** True when `token` authenticates against `store` as a demo-team token holding every ability of the catalogue. */
@@ -102,21 +117,22 @@ async function isWorkingDemoToken(store: Store, token: string): Promise<boolean>
 }
 
 /**
- * Seeds the demo team once (history with `history`) and returns a token with every ability. With `dataDirectory` the
- * token in `demo-token` (mode 0600, the only cleartext copy: the store keeps a hash, D2) is reused while it works;
- * otherwise a new one is minted and shown once (§5).
+ * Seeds the demo team once and returns a token with every ability, and — with `history`, on the first start only — the
+ * step that writes the demo history (the caller runs it, e.g. after the service is up; null otherwise). With
+ * `dataDirectory` the token in `demo-token` (mode 0600, the only cleartext copy: the store keeps a hash, D2) is reused
+ * while it works; otherwise a new one is minted and shown once (§5).
  */
 export async function seedDemo(
   store: Store,
   clock: Clock,
   options: { dataDirectory?: string; history: boolean },
-): Promise<{ token: string; file: string | null }> {
+): Promise<{ token: string; file: string | null; history: (() => Promise<number>) | null }> {
   const { team, created } = await seedDemoTeam(store, clock);
   const { dataDirectory } = options;
   const file = dataDirectory ? join(dataDirectory, DEMO_TOKEN_FILE) : null;
   if (file) {
     const kept = (await readFile(file, 'utf8').catch(() => '')).trim();
-    if (kept && (await isWorkingDemoToken(store, kept))) return { token: kept, file };
+    if (kept && (await isWorkingDemoToken(store, kept))) return { token: kept, file, history: null };
   }
   const minted = await mintToken(store, clock, {
     teamId: DEMO_TEAM_ID,
@@ -124,11 +140,30 @@ export async function seedDemo(
     abilities: ABILITY_VALUES,
     name: 'demo (npm start)',
   });
-  if (created) await seedDemoData(store, clock, minted.token, options.history);
+  const history = created ? await seedDemoData(store, clock, minted.token, options.history) : null;
   if (file) {
     await mkdir(dataDirectory!, { recursive: true });
     await writeFile(file, `${minted.token}\n`, { mode: 0o600 });
     await chmod(file, 0o600); // an existing file keeps its old mode on write
   }
-  return { token: minted.token, file };
+  return { token: minted.token, file, history };
+}
+
+/**
+ * Where a newcomer starts (§5): a one-time dashboard sign-in link of the demo owner (made a team member first, under
+ * `dashboardOrigin`) and the join page of the demo team's first project under `baseUrl` (null without one).
+ */
+export async function demoEntryPoints(
+  runtime: Runtime,
+  token: string,
+  urls: { baseUrl: string; dashboardOrigin: string },
+): Promise<{ demoSignInLink: { url: string; expires_at: string }; demoJoinUrl: string | null }> {
+  const { store, clock } = runtime;
+  const owner = await ensureTeamOwner(runtime, DEMO_TEAM_ID, DEMO_OWNER);
+  const link = await createSignInLink(store, clock, DEMO_TEAM_ID, owner.email);
+  const [project] = (await listProjects(store, await authenticate(store, `Bearer ${token}`), { limit: 1 })).data;
+  return {
+    demoSignInLink: { url: `${urls.dashboardOrigin}${link.path}`, expires_at: link.expires_at },
+    demoJoinUrl: project ? `${urls.baseUrl}${JOIN_PATH}/${project.id}` : null,
+  };
 }

@@ -5,8 +5,6 @@ import type { AddressInfo } from 'node:net';
 import type { Context } from 'aws-lambda';
 import { systemClock, type Clock } from '../clock.js';
 import { MCP_PATH, localConfig, mailConfig } from '../config.js';
-import { listProjects } from '../domain/projects/repository.js';
-import { authenticate } from '../auth/principal.js';
 import { createRestHandler } from '../http/rest-handler.js';
 import {
   API_GATEWAY_MAX_BODY_BYTES,
@@ -31,10 +29,8 @@ import { DASHBOARD_PATH } from '../dashboard/http.js';
 import { nodeListener } from '../web/node.js';
 import { UNSUBSCRIBE_PATH } from '../domain/messages/paths.js';
 import { JOIN_PATH, PORTAL_PATH } from '../public-pages/http.js';
-import { createSignInLink } from '../dashboard/sessions.js';
-import { ensureTeamOwner } from '../domain/team-members/changes.js';
 import { createLocalRuntime, type LocalRuntime } from './runtime.js';
-import { DEMO_OWNER, DEMO_TEAM_ID, seedDemo } from './demo-data.js';
+import { DEMO_TEAM_ID, demoEntryPoints, seedDemo } from './demo-data.js';
 import { HOOKS_PATH_PREFIX, serveHookRequest } from '../hooks/dispatcher.js';
 import { integrationsFromEnvironment, type IntegrationSettings } from '../integrations.js';
 import { startLocalMail, type LocalMailOptions } from './inbox.js';
@@ -128,6 +124,11 @@ export interface LocalService {
   demoJoinUrl: string | null;
   /** The embedded MailDev's web interface (`http://127.0.0.1:<port>/`), or null when none was started. */
   inboxUrl: string | null;
+  /**
+   * The demo history written after start-up (first start with `demoHistory`): the seconds it took, once written and the
+   * sweeper and deadline worker run (they start after it); null when none is written.
+   */
+  demoHistory: Promise<number> | null;
   store: Store;
   runtime: LocalRuntime;
   /** Stops the HTTP server, the pipeline, the inbox and DynamoDB Local (those it started). */
@@ -292,7 +293,6 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       server.once('error', reject);
       server.listen(options.port, options.host, () => resolve());
     });
-    runtime.start();
     const address = server.address() as AddressInfo;
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     const baseUrl = `http://${host}:${address.port}`;
@@ -308,12 +308,15 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       dashboardBaseUrl: fromEnvironment.dashboardBaseUrl ?? `http://${dashboardHost}:${address.port}`,
       ...options.integrations,
     };
-    const owner = await ensureTeamOwner(runtime, DEMO_TEAM_ID, DEMO_OWNER);
-    const link = await createSignInLink(store, clock, DEMO_TEAM_ID, owner.email);
-    const demoSignInLink = { url: `http://${dashboardHost}:${address.port}${link.path}`, expires_at: link.expires_at };
-    const [demoProject] = (await listProjects(store, await authenticate(store, `Bearer ${demo.token}`), { limit: 1 }))
-      .data;
-    const demoJoinUrl = demoProject ? `${baseUrl}${JOIN_PATH}/${demoProject.id}` : null;
+    const { demoSignInLink, demoJoinUrl } = await demoEntryPoints(runtime, demo.token, {
+      baseUrl,
+      dashboardOrigin: `http://${dashboardHost}:${address.port}`,
+    });
+    let stopped = false;
+    // The pipeline's sweeper and deadline worker start after the history: its past events send no messages.
+    const demoHistory = demo.history?.().finally(() => stopped || runtime.start()) ?? null;
+    demoHistory?.catch(() => undefined); // the caller reports a failure; a stop during the write makes it fail
+    if (!demoHistory) runtime.start();
     return {
       baseUrl,
       mcpUrl: `${baseUrl}${MCP_PATH}`,
@@ -324,9 +327,11 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
       demoSignInLink,
       demoJoinUrl,
       inboxUrl: inbox?.webUrl ?? null,
+      demoHistory,
       store,
       runtime,
       async stop() {
+        stopped = true;
         server.closeAllConnections();
         await new Promise<void>((resolve) => server.close(() => resolve()));
         await runtime.stop();

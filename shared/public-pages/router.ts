@@ -15,6 +15,7 @@ import { htmlResult, toResponse } from '../web/results.js';
 import { UNSUBSCRIBE_PATH } from '../domain/messages/paths.js';
 import { hasJoinCsrf, joinCsrfToken, JOIN_PATH, originOf, PORTAL_PATH, type PublicRequest } from './http.js';
 import { startPlanCheckout } from './pages/checkout.js';
+import { confirmJoinPage, joinFreePlanPage } from './pages/free-join.js';
 import { giftReceiptPage, startGiftPurchase } from './pages/gift.js';
 import { joinContext, joinPage, joinPlan, redeemCode, type JoinContext } from './pages/join.js';
 import { ErrorPage, NotFoundPage } from './pages/layout.js';
@@ -88,9 +89,10 @@ export function createPublicPagesApp(getRuntime: () => Runtime) {
   app.post(
     `${join}/plans/:plan${UUID}`,
     joinRoute((request, context, c) =>
-      joinPlan(request, context, c.req.param('plan')!.toLowerCase(), (plan) =>
-        startPlanCheckout(request, context, plan),
-      ),
+      joinPlan(request, context, c.req.param('plan')!.toLowerCase(), {
+        checkout: (plan) => startPlanCheckout(request, context, plan),
+        free: (plan) => joinFreePlanPage(request, context, plan),
+      }),
     ),
   );
   app.post(
@@ -100,6 +102,10 @@ export function createPublicPagesApp(getRuntime: () => Runtime) {
   app.get(
     `${join}/gifts/:gift${UUID}`,
     joinRoute((request, context, c) => giftReceiptPage(request, context, c.req.param('gift')!.toLowerCase())),
+  );
+  app.get(
+    `${join}/confirm`,
+    joinRoute((request, context) => confirmJoinPage(request, context)),
   );
   app.post(
     `${join}/code`,

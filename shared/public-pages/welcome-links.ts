@@ -19,6 +19,8 @@ const StoredWelcomeLink = z.object({
   project_id: z.string(),
   subscription_id: z.string(),
   expires_at_ms: z.number(),
+  /** Made by a free join before its address was confirmed: the page only says "Check your inbox". */
+  awaiting_confirmation: z.optional(z.boolean()),
 });
 
 /** Parses a welcome link item; its key (the token's SHA-256) is never named in the error. */
@@ -35,12 +37,12 @@ const hashOf = (token: string) => createHash('sha256').update(token, 'utf8').dig
 
 /**
  * Stores a new welcome link for subscription `subscriptionId` of project `projectId` (team `teamId`); returns its
- * token.
+ * token. `awaitingConfirmation`: a free join's before its address is confirmed (it never shows the membership).
  */
 export async function createWelcomeLink(
   store: Store,
   clock: Clock,
-  link: { teamId: string; projectId: string; subscriptionId: string },
+  link: { teamId: string; projectId: string; subscriptionId: string; awaitingConfirmation?: boolean },
 ): Promise<string> {
   const token = randomBytes(32).toString('base64url');
   const expiresAtMs = clock.nowMs() + WELCOME_LINK_LIFETIME_MS;
@@ -52,6 +54,7 @@ export async function createWelcomeLink(
       project_id: link.projectId,
       subscription_id: link.subscriptionId,
       expires_at_ms: expiresAtMs,
+      ...(link.awaitingConfirmation ? { awaiting_confirmation: true } : {}),
       expires_at: Math.floor(expiresAtMs / 1000) + 3600,
     },
     ConditionExpression: 'attribute_not_exists(pk)',
@@ -60,18 +63,22 @@ export async function createWelcomeLink(
 }
 
 /**
- * The team and subscription a live welcome link of project `projectId` names, or null (unknown, expired, another
- * project's, malformed).
+ * The team and subscription a live welcome link of project `projectId` names, and whether it was made before the
+ * address was confirmed; null when unknown, expired, another project's or malformed.
  */
 export async function findWelcomeLink(
   store: Store,
   clock: Clock,
   projectId: string,
   token: string | null,
-): Promise<{ teamId: string; subscriptionId: string } | null> {
+): Promise<{ teamId: string; subscriptionId: string; awaitingConfirmation: boolean } | null> {
   if (!token || !/^[A-Za-z0-9_-]{43}$/.test(token)) return null;
   const item = await store.get(keys.welcomeLink(hashOf(token)));
   const link = item ? parseStoredWelcomeLink(item) : null;
   if (!link || link.project_id !== projectId || link.expires_at_ms <= clock.nowMs()) return null;
-  return { teamId: link.team_id, subscriptionId: link.subscription_id };
+  return {
+    teamId: link.team_id,
+    subscriptionId: link.subscription_id,
+    awaitingConfirmation: link.awaiting_confirmation === true,
+  };
 }

@@ -2,10 +2,11 @@ import { ITEM_ABSENT_CONDITION, ITEM_EXISTS_CONDITION } from './expressions.js';
 import { entity, keys } from './keys.js';
 import type { Item, Key } from './requests.js';
 import { ConditionFailedError, type Store } from './store.js';
+import type { Transaction } from './unit-of-work.js';
 
 /**
- * The portal session store (DESIGN D27): one-time portal links and portal sessions, each in a partition of
- * its own keyed by the SHA-256 (hex) of its credential (the credential itself is never stored).
+ * The portal session store (DESIGN D27): one-time portal links, portal sessions and free joins' confirmation links,
+ * each in a partition of its own keyed by the SHA-256 (hex) of its credential (the credential itself is never stored).
  */
 
 /** A portal link as first written. */
@@ -53,6 +54,37 @@ export const portalSessionStore = {
       if (error instanceof ConditionFailedError) return false;
       throw error;
     }
+  },
+
+  /** Stores a free join's confirmation link under the SHA-256 of its token (only if absent), TTL `ttlSeconds`. */
+  async createConfirmation(
+    store: Store,
+    linkSha256: string,
+    link: NewPortalLink & { subscriptionId: string },
+  ): Promise<void> {
+    await store.put({
+      Item: {
+        ...keys.joinConfirmation(linkSha256),
+        entity: entity.joinConfirmation,
+        team_id: link.teamId,
+        project_id: link.projectId,
+        subscriber_id: link.subscriberId,
+        subscription_id: link.subscriptionId,
+        expires_at_ms: link.expiresAtMs,
+        expires_at: link.ttlSeconds,
+      },
+      ConditionExpression: ITEM_ABSENT_CONDITION.expression,
+    });
+  },
+
+  /** The stored confirmation link of a token's SHA-256 (strongly consistent), or undefined. */
+  async readConfirmation(store: Store, linkSha256: string): Promise<Item | undefined> {
+    return store.get(keys.joinConfirmation(linkSha256));
+  },
+
+  /** Adds to `tx` the deletion of a confirmation link that must still exist (a used one fails: a lost race). */
+  takeConfirmation(tx: Transaction, linkSha256: string): void {
+    tx.delete(keys.joinConfirmation(linkSha256), { condition: ITEM_EXISTS_CONDITION.expression });
   },
 
   /** The key of the portal session of a cookie value's SHA-256 (for the idle-session touch). */

@@ -24,6 +24,12 @@ import type { Transaction } from './unit-of-work.js';
 /** The most subscribers {@link subscriberStore.idsWithEmail} returns for one address. */
 const MOST_SUBSCRIBERS_PER_EMAIL = 5;
 
+/**
+ * The attribute (true) of a subscriber a free join created whose address is not confirmed yet: it does not count
+ * against the team's tier (DESIGN D20) until {@link subscriberStore.confirmAddress} removes it.
+ */
+export const AWAITING_CONFIRMATION = 'awaiting_confirmation';
+
 /** The e-mail lookup item of `subscriberId`'s address `email` in its project. */
 function emailLookupItem(teamId: string, projectId: string, subscriberId: string, email: string): Item {
   return {
@@ -159,6 +165,17 @@ export const subscriberStore = {
       { ...keys.subscriberRef(teamId, subscriber.id), entity: entity.subscriberRef, project_id: subscriber.project_id },
       { condition: ITEM_ABSENT_CONDITION.expression },
     );
+  },
+
+  /**
+   * Adds to `tx` the confirmation of the address of a subscriber a free join created ({@link AWAITING_CONFIRMATION}):
+   * the marker goes, and must still be there (a concurrent confirmation makes this a lost race).
+   */
+  confirmAddress(tx: Transaction, teamId: string, projectId: string, subscriberId: string): void {
+    tx.update(keys.subscriber(teamId, projectId, subscriberId), {
+      expression: `REMOVE ${AWAITING_CONFIRMATION}`,
+      condition: `attribute_exists(${AWAITING_CONFIRMATION})`,
+    });
   },
 
   /**

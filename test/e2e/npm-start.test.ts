@@ -1,8 +1,9 @@
 /**
  * `npm start` exactly as a newcomer runs it: it starts its own DynamoDB Local and e-mail inbox (MailDev), seeds the
- * demo team and its history, prints the URLs and a working demo token, and Ctrl-C (SIGINT to the terminal's
- * process group), SIGTERM to the npm process alone (a process manager, `kill <pid>`) or SIGHUP (the
- * terminal closing) stops everything, DynamoDB Local and the inbox included.
+ * demo team, prints the URLs and a working demo token, then writes the demo history in the background (a line after
+ * the banner says when it is done), and Ctrl-C (SIGINT to the terminal's process group), SIGTERM to the npm process
+ * alone (a process manager, `kill <pid>`) or SIGHUP (the terminal closing) stops everything, DynamoDB Local and the
+ * inbox included.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, connect } from 'node:net';
@@ -112,6 +113,15 @@ describe('npm start', () => {
     const started = await startNpm();
     try {
       expect(started.output()).toMatch(/started in [\d.]+ s/);
+      // The banner does not wait for the demo history: it says so, and the history's own line follows it.
+      expect(started.output()).toContain('is being written in the background');
+      await vi.waitFor(() => expect(started.output()).toMatch(/Demo history written in [\d.]+ s/), {
+        timeout: 120_000,
+        interval: 100,
+      });
+      expect(started.output().indexOf('Demo history written')).toBeGreaterThan(
+        started.output().indexOf('Press Ctrl-C to stop'),
+      );
       const team = await fetch(`${started.baseUrl}/v1/teams/current`, {
         headers: { Authorization: `Bearer ${started.token}` },
       });

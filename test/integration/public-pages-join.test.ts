@@ -1,9 +1,9 @@
 /**
  * The public pages' handler (DESIGN D26, D27) against DynamoDB Local, without a browser: the join page
  * lists only the project's active plans (paid plans without a synced provider price as unavailable, no
- * button); an unknown project and another team's project answer the same 404; a free plan and a code
- * create the subscription and lead to a welcome page whose link is not guessable (a forged one grants
- * nothing); a paid plan of a Stripe-connected project leads (303) to Stripe Checkout (the loopback fake) and,
+ * button); an unknown project and another team's project answer the same 404; a free plan (once the e-mailed link
+ * confirms the address) and a code create the subscription and lead to a welcome page whose link is not guessable (a
+ * forged one grants nothing); a paid plan of a Stripe-connected project leads (303) to Stripe Checkout (the loopback fake) and,
  * once the signed events arrived, the welcome page shows the subscription and a portal link; the portal
  * cancels at period end and resumes only the subscriber's own subscriptions; a form without its CSRF token
  * is refused (403); the per-IP rate limit answers 429; every answer carries the strict headers.
@@ -22,6 +22,7 @@ import { RATE_LIMITS } from '../../shared/limits/rate-limit.js';
 import { seedTeam } from '../support/store.js';
 import {
   clock,
+  joinFreePlanByEmail,
   openJoinPage,
   plan,
   projectId,
@@ -95,27 +96,22 @@ describe('the join page', () => {
 });
 
 describe('joining', () => {
-  it('a free plan creates the subscriber and an active subscription at once (surface portal) and shows the welcome page', async () => {
+  it('a free plan creates the subscriber and a subscription that is active once the e-mailed link confirms the address (surface portal), then shows the welcome page', async () => {
     const free = await plan({ name: 'Free readers', amount: 0, currency: 'EUR', interval: 'month' });
     const { cookies, csrf } = await openJoinPage();
-    const joined = await serve('POST', `/join/${projectId}/plans/${free.id}`, {
-      cookies,
-      form: {
-        csrf_token: csrf,
-        idempotency_key: randomUUID(),
-        subscription_key: randomUUID(),
-        email: 'fan@example.com',
-      },
-    });
+    const { joined, mails, confirmed } = await joinFreePlanByEmail(free.id, 'fan@example.com');
     expect(joined.statusCode).toBe(303);
-    const location = joined.headers.Location;
-    expect(location).toMatch(
-      new RegExp(`^/join/${projectId}/welcome\\?subscription=[0-9a-f-]{36}&t=[A-Za-z0-9_-]{43}$`),
-    );
+    const welcomePattern = new RegExp(`^/join/${projectId}/welcome\\?subscription=[0-9a-f-]{36}&t=[A-Za-z0-9_-]{43}$`);
+    expect(joined.headers.Location).toMatch(welcomePattern);
+    expect(mails.map((mail) => mail.to)).toEqual(['fan@example.com']);
+    expect(confirmed.statusCode, confirmed.body).toBe(303);
+    const location = confirmed.headers.Location;
+    expect(location).toMatch(welcomePattern);
     const subscriptions = await listSubscriptions(runtime.store, team.principal, projectId, { limit: 10 });
     expect(subscriptions.data).toHaveLength(1);
     expect(subscriptions.data[0]).toMatchObject({ plan_id: free.id, status: 'active', source: 'free_plan' });
     expect(location).toContain(subscriptions.data[0].id);
+    expect(joined.headers.Location).toContain(subscriptions.data[0].id);
 
     // The same form posted from another site changes nothing, even with the right token.
     for (const headers of [{ 'sec-fetch-site': 'cross-site' }, { origin: 'https://attacker.example' }] as Record<
@@ -143,7 +139,7 @@ describe('joining', () => {
     expect(welcome.body).not.toContain('fan@example.com');
     const activity = await listActivity(runtime.store, team.team.id, { limit: 10 });
     expect(activity.data.filter((entry) => entry.surface === 'portal').map((entry) => entry.operation)).toEqual(
-      expect.arrayContaining(['createSubscriber', 'createSubscription']),
+      expect.arrayContaining(['joinFreePlan', 'confirmFreeJoin']),
     );
   });
 

@@ -27,6 +27,7 @@ import {
 } from '../support/stripe.js';
 import {
   clock,
+  joinFreePlanByEmail,
   openJoinPage,
   plan,
   projectId,
@@ -41,17 +42,8 @@ usePublicPagesFixture();
 describe('the welcome page', () => {
   it('shows nothing for a forged or foreign welcome link, and only "confirming" for an unknown checkout session', async () => {
     const free = await plan({ name: 'Free readers', amount: 0, currency: 'EUR', interval: 'month' });
-    const { cookies, csrf } = await openJoinPage();
-    const joined = await serve('POST', `/join/${projectId}/plans/${free.id}`, {
-      cookies,
-      form: {
-        csrf_token: csrf,
-        idempotency_key: randomUUID(),
-        subscription_key: randomUUID(),
-        email: 'fan@example.com',
-      },
-    });
-    const real = new URL(joined.headers.Location, 'http://x');
+    const { confirmed } = await joinFreePlanByEmail(free.id, 'fan@example.com');
+    const real = new URL(confirmed.headers.Location, 'http://x');
     const subscriptionId = real.searchParams.get('subscription')!;
     const token = real.searchParams.get('t')!;
     const other = await createProject(runtime, team.principal, { name: 'Other', platform_type: 'web' });
@@ -240,16 +232,7 @@ describe('paid plans and the portal', () => {
 
     // Someone else's subscription of the same project is not theirs: nothing changes.
     const free = await plan({ name: 'Free readers', amount: 0, currency: 'EUR', interval: 'month' });
-    const join = await openJoinPage();
-    await serve('POST', `/join/${projectId}/plans/${free.id}`, {
-      cookies: join.cookies,
-      form: {
-        csrf_token: join.csrf,
-        idempotency_key: randomUUID(),
-        subscription_key: randomUUID(),
-        email: 'other@example.com',
-      },
-    });
+    await joinFreePlanByEmail(free.id, 'other@example.com');
     const others = (await listSubscriptions(runtime.store, team.principal, projectId, { limit: 10 })).data.find(
       (candidate) => candidate.id !== ours.id,
     )!;

@@ -8,11 +8,11 @@ import { describe, expect, it } from 'vitest';
 import { createPlan } from '../../shared/domain/plans/creation.js';
 import { CreatePlanRequest } from '../../shared/domain/plans/schema.js';
 import { createProject } from '../../shared/domain/projects/creation.js';
-import { runtime, serve, team, usePublicPagesFixture } from '../support/fixtures/public-pages.js';
+import { joinFreePlanByEmail, runtime, serve, team, usePublicPagesFixture } from '../support/fixtures/public-pages.js';
 
 usePublicPagesFixture();
 
-/** Joins the free plan of a new project on `platform` (no bot connected) and opens the welcome page. */
+/** Joins the free plan of a new project on `platform` (no bot connected), confirms by e-mail, opens the welcome page. */
 async function freeJoin(platform: 'telegram' | 'discord') {
   const project = await createProject(runtime, team.principal, { name: 'Night owls', platform_type: platform });
   const free = await createPlan(
@@ -21,19 +21,10 @@ async function freeJoin(platform: 'telegram' | 'discord') {
     project.id,
     CreatePlanRequest.parse({ name: 'Free', amount: 0, currency: 'EUR', interval: 'month' }),
   );
-  const page = await serve('GET', `/join/${project.id}`);
-  const csrf = /name="csrf_token" value="([^"]+)"/.exec(page.body)![1];
-  const joined = await serve('POST', `/join/${project.id}/plans/${free.id}`, {
-    cookies: [page.cookies![0].split(';')[0]],
-    form: {
-      csrf_token: csrf,
-      idempotency_key: randomUUID(),
-      subscription_key: randomUUID(),
-      email: 'fan@example.com',
-    },
-  });
+  const { joined, confirmed } = await joinFreePlanByEmail(free.id, 'fan@example.com', { projectId: project.id });
   expect(joined.statusCode).toBe(303);
-  const welcome = await serve('GET', joined.headers.Location);
+  expect(confirmed.statusCode).toBe(303);
+  const welcome = await serve('GET', confirmed.headers.Location);
   expect(welcome.statusCode).toBe(200);
   return { project, welcome: welcome.body };
 }

@@ -7,12 +7,13 @@ import { registerTestTables } from './store.js';
  * Starts the local service in-process for a test: REST and the tool server on 127.0.0.1:0, against the
  * test run's DynamoDB Local, with fresh table names (or `tableName` to share tables between instances),
  * no webhook CA, private targets refused, no request log, no reachable Telegram and no demo history (the
- * demo team, project, plans and codes only). `overrides` replace any of these (`integrations` field by field).
+ * demo team, project, plans and codes only; with `demoHistory`, it resolves once the history is written). `overrides`
+ * replace any of these (`integrations` field by field).
  */
-export function startTestService(overrides: Partial<LocalServiceOptions> = {}): Promise<LocalService> {
+export async function startTestService(overrides: Partial<LocalServiceOptions> = {}): Promise<LocalService> {
   const tableName = overrides.tableName ?? `svc-${randomBytes(4).toString('hex')}`;
   registerTestTables(tableName, `${tableName}-dead`);
-  return startLocalService({
+  const service = await startLocalService({
     host: '127.0.0.1',
     port: 0,
     dynamoDbEndpoint: process.env.DYNAMODB_ENDPOINT,
@@ -33,6 +34,9 @@ export function startTestService(overrides: Partial<LocalServiceOptions> = {}): 
       ...overrides.integrations,
     },
   });
+  // With `demoHistory`, the tests read the history: they start once it is written.
+  await service.demoHistory;
+  return service;
 }
 
 /**

@@ -46,7 +46,7 @@ export async function sendGiftMessage(
     subscriber: { display_name: null },
     plan,
     subscription: null,
-    links: { portal: null, recovery: null, sign_in: null, unsubscribe: null, join },
+    links: { portal: null, recovery: null, sign_in: null, confirm: null, unsubscribe: null, join },
     grace: null,
     broadcast: null,
     gift: {

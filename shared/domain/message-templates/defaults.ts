@@ -139,6 +139,18 @@ If you did not ask for it, ignore this message.
 ${SIGNATURE}`,
     bot: `Your sign-in link for {{ project.name }} (one use, 15 minutes): {{ links.sign_in }}`,
   },
+  join_confirmation: {
+    subject: 'Confirm your e-mail address to join {{ project.name }}',
+    email: `Hello,
+
+someone, hopefully you, asked to join {{ project.name }}{% if plan %} ({{ plan.name }}){% endif %} with this address. Open this link within 23 hours to confirm it and start your membership (it works once):
+{{ links.confirm }}
+
+If you did not ask for it, ignore this message: nothing starts without the link.
+
+${SIGNATURE}`,
+    bot: `Confirm your address to join {{ project.name }}: {{ links.confirm }}`,
+  },
   gift: {
     subject: 'A gift for you: {{ plan.name }} at {{ project.name }}',
     email: `Hello,

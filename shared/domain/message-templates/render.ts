@@ -23,6 +23,8 @@ export interface MessageContext {
     portal: string | null;
     recovery: string | null;
     sign_in: string | null;
+    /** A free join's one-time confirmation link (`join_confirmation` only; absent or null otherwise). */
+    confirm?: string | null;
     unsubscribe: string | null;
     join: string | null;
   };
@@ -98,6 +100,7 @@ export function messageVariables(context: MessageContext): Record<string, unknow
       portal: links.portal,
       recovery: links.recovery,
       sign_in: links.sign_in,
+      confirm: links.confirm ?? null,
       unsubscribe: links.unsubscribe,
       join: links.join,
     },

@@ -141,6 +141,7 @@ export function sampleContext(
       portal: link('portal'),
       recovery: link('portal/payment-method'),
       sign_in: link('portal/sign-in'),
+      confirm: `${link('join')}/confirm`,
       unsubscribe: link('unsubscribe'),
       join: link('join'),
     },

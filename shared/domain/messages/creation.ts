@@ -79,7 +79,11 @@ export async function queueMessages(
     const reach = await reachabilityOf(runtime, teamId, intent.projectId, intent.subscriberId);
     if (!reach) continue;
     const template = await loadMessageTemplate(runtime, teamId, intent.projectId, intent.kind);
-    const channels = chooseChannels(reach, options.delivery ?? template.delivery);
+    // An address's confirmation goes to that address only, never through a bot.
+    const channels =
+      intent.kind === 'join_confirmation'
+        ? chooseChannels({ ...reach, bot: null }, 'preferred')
+        : chooseChannels(reach, options.delivery ?? template.delivery);
     const nowMs = runtime.clock.nowMs();
     const now = isoTime(nowMs);
     const skippedReason =

@@ -15,6 +15,8 @@ import { createPortalLink, SIGN_IN_LINK_LIFETIME_MS } from '../portal-sessions/l
 import { toProject } from '../projects/repository.js';
 import { toSubscriber } from '../subscribers/repository.js';
 import { toSubscription } from '../subscriptions/records.js';
+import { nextDueTrigger } from '../subscriptions/lifecycle.js';
+import { createConfirmationLink } from '../portal-sessions/confirmations.js';
 import { paymentRecoveryUrl } from './recovery.js';
 import { reachabilityOf } from './creation.js';
 import { sendThroughChannel, type SendFailure } from './channels.js';
@@ -85,8 +87,11 @@ export async function processMessageSend(runtime: Runtime, queued: MessageSendMe
     return 'message_skipped';
   }
   const context = await messageContext(runtime, address, message, reach.subscriber);
-  if (!context) {
-    await finish('skipped', 'The project or subscription is gone.');
+  if (!context || (kind === 'join_confirmation' && !context.links.confirm)) {
+    await finish(
+      'skipped',
+      context ? 'The join no longer waits for a confirmation.' : 'The project or subscription is gone.',
+    );
     return 'message_skipped';
   }
   const template = await loadMessageTemplate(runtime, address.teamId, address.projectId, kind);
@@ -160,6 +165,17 @@ async function messageContext(
           })
         ).url
       : null;
+  const due = kind === 'join_confirmation' && subscription ? nextDueTrigger(subscription) : null;
+  const confirm =
+    due?.trigger === 'incomplete_expired'
+      ? await createConfirmationLink(runtime, {
+          teamId: address.teamId,
+          projectId: address.projectId,
+          subscriberId: address.subscriberId,
+          subscriptionId: subscription!.id,
+          expiresAtMs: due.atMs,
+        })
+      : null;
   const recovery =
     kind === 'payment_failed' || kind === 'grace_ending'
       ? ((subscriptionItem ? await paymentRecoveryUrl(runtime, address.teamId, subscriptionItem) : null) ?? portal)
@@ -174,6 +190,7 @@ async function messageContext(
       portal,
       recovery,
       sign_in: signIn,
+      confirm,
       unsubscribe: isEssentialMessage(kind)
         ? null
         : await createUnsubscribeLink(runtime, address.teamId, address.projectId, address.subscriberId),

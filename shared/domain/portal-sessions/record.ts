@@ -15,6 +15,18 @@ const StoredPortalLink = z.object({ team_id: Uuid, project_id: Uuid, subscriber_
 /** Parses a portal link item (throws StoredRecordError when it does not match). */
 export const parseStoredPortalLink = recordParser(entity.portalLink, StoredPortalLink, hashKey('portal link'));
 
+/** A free join's one-time confirmation link as stored: the subscription it activates and its end (epoch MILLISECONDS). */
+const StoredJoinConfirmation = z.extend(StoredPortalLink, { subscription_id: Uuid });
+/** A stored confirmation link (see {@link StoredJoinConfirmation}). */
+export type JoinConfirmation = z.infer<typeof StoredJoinConfirmation>;
+
+/** Parses a confirmation link item (throws StoredRecordError when it does not match). */
+export const parseStoredJoinConfirmation = recordParser(
+  entity.joinConfirmation,
+  StoredJoinConfirmation,
+  hashKey('join confirmation link'),
+);
+
 /** A live portal session as stored (DESIGN D27; never its credential). */
 const StoredPortalSession = z.object({
   /** A ULID naming the session in logs (not a credential). */

@@ -7,6 +7,7 @@ import type { Store } from '../../store/store.js';
 import type { Item } from '../../store/requests.js';
 import { projectStore } from '../../store/projects.js';
 import {
+  AWAITING_CONFIRMATION,
   subscriberStore,
   type SubscriberAccessFields,
   type SubscriberAccessSetChange,
@@ -171,8 +172,9 @@ export interface PreparedSubscriber {
 
 /**
  * Prepares a subscriber creation without writing (D17, D18); the caller checks the project and commits {@link
- * PreparedSubscriber.write}. Reuse `subscriberId` when retrying a lost race. Errors: CONFLICT when another subscriber
- * of the project has the platform user id.
+ * PreparedSubscriber.write}. Reuse `subscriberId` when retrying a lost race. `awaitingConfirmation` (a free join, D26):
+ * not counted against the tier until its address is confirmed. Errors: CONFLICT when another subscriber of the project
+ * has the platform user id.
  */
 export async function prepareSubscriber(
   runtime: UnitOfWorkRuntime,
@@ -180,6 +182,7 @@ export async function prepareSubscriber(
   projectId: string,
   input: CreateSubscriberRequest,
   subscriberId: string = newUuid(),
+  options: { awaitingConfirmation?: boolean } = {},
 ): Promise<PreparedSubscriber> {
   const teamId = principal.teamId;
   const platformUserId = input.platform_user_id ?? null;
@@ -204,14 +207,17 @@ export async function prepareSubscriber(
   const subscriber = toSubscriber(item, { contact: true });
   return {
     subscriber,
-    write: (tx, options = {}) => {
-      if (!options.projectGuarded) checkProject(tx, teamId, projectId);
-      countUsage(tx, teamId, 'subscribers', 1);
-      subscriberStore.create(tx, teamId, item, stored, options.attributes);
+    write: (tx, write = {}) => {
+      if (!write.projectGuarded) checkProject(tx, teamId, projectId);
+      if (!options.awaitingConfirmation) countUsage(tx, teamId, 'subscribers', 1);
+      const attributes = options.awaitingConfirmation
+        ? { ...write.attributes, [AWAITING_CONFIRMATION]: true }
+        : write.attributes;
+      subscriberStore.create(tx, teamId, item, stored, attributes);
       writeSubscriberAccess(tx, teamId, projectId, subscriberId, {
         status: stored.status,
         member_id: stored.member_id,
-        sets: options.accessSets,
+        sets: write.accessSets,
       });
       if (platformUserId)
         subscriberStore.takeClaim(tx, teamId, projectId, platformUserId, subscriberId, link.claimMemberId);

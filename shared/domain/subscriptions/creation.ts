@@ -95,6 +95,8 @@ export interface NewSubscriptionFacts {
    * Billed through a payment provider (source `provider`): its first payment decides pending / incomplete (D15, D16).
    */
   billing?: SubscriptionBilling;
+  /** A free join whose address is not confirmed yet: `incomplete` until it is (D26). */
+  awaitingConfirmation?: boolean;
 }
 
 /**
@@ -117,6 +119,7 @@ export function newSubscription(facts: NewSubscriptionFacts): Subscription {
   const status = initialStatus({
     awaitingAsyncPayment: billing?.firstPayment === 'pending',
     firstPaymentFailed: billing?.firstPayment === 'failed',
+    awaitingConfirmation: facts.awaitingConfirmation,
     startsInFuture: startMs > facts.nowMs,
     trial: trialEndMs !== null,
   });
@@ -163,20 +166,11 @@ export interface SubscriptionCreation {
   subscription: Subscription;
   subscriber: Subscriber;
   plan: Plan;
-  /**
-   * The access code redeemed for it (as it reads after the redemption), carried by `subscription.created`; null
-   * otherwise.
-   */
+  /** The access code redeemed for it (as after the redemption), carried by `subscription.created`; else null. */
   accessCode: AccessCode | null;
-  /**
-   * A subscriber created in the same transaction (its item is put with the live plan counter), instead of an existing
-   * one.
-   */
+  /** A subscriber created in the same transaction (put with the live plan counter) instead of an existing one. */
   newSubscriber?: PreparedSubscriber;
-  /**
-   * The provider's id of the subscription that bills it (Stripe `sub_...`), kept on the item for provider-first changes
-   * (D27).
-   */
+  /** The provider's id of the subscription that bills it (Stripe `sub_...`), kept for provider-first changes (D27). */
   providerSubscriptionId?: string | null;
   /**
    * The e-mail address whose one trial per project (D33) a subscription with a trial uses up; default the subscriber's

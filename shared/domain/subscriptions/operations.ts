@@ -1,5 +1,6 @@
 import { defineModule, defineOperation } from '../../operations/definition.js';
 import { ACCESS_EVENTS } from './access-events.js';
+import { subscriptionsInternalOperations } from './internal-operations.js';
 import {
   CancelSubscriptionRequest,
   ChangeSubscriptionPlanRequest,
@@ -184,4 +185,5 @@ export const subscriptionsModule = defineModule({
       rest: { method: 'GET', path: '/v1/projects/{project_id}/access', successStatus: 200 },
     }),
   },
+  internal: subscriptionsInternalOperations,
 });

@@ -210,6 +210,8 @@ export interface CreationFacts {
   awaitingAsyncPayment?: boolean;
   /** The first payment failed or needs the subscriber's action. */
   firstPaymentFailed?: boolean;
+  /** A free join waits for the subscriber to confirm their e-mail address (the subscriber's action). */
+  awaitingConfirmation?: boolean;
   /** `starts_at` is in the future. */
   startsInFuture?: boolean;
   /** The subscription starts with a trial. */
@@ -218,12 +220,12 @@ export interface CreationFacts {
 
 /**
  * The status a new subscription is created in (event `subscription.created`): pending (async payment),
- * incomplete (first payment failed), scheduled (future start), trialing (trial), else active (paid, free,
+ * incomplete (first payment failed, or an address to confirm), scheduled (future start), trialing (trial), else active (paid, free,
  * access code or creator grant). Checked in that order.
  */
 export function initialStatus(facts: CreationFacts): SubscriptionStatus {
   if (facts.awaitingAsyncPayment) return 'pending';
-  if (facts.firstPaymentFailed) return 'incomplete';
+  if (facts.firstPaymentFailed || facts.awaitingConfirmation) return 'incomplete';
   if (facts.startsInFuture) return 'scheduled';
   if (facts.trial) return 'trialing';
   return 'active';

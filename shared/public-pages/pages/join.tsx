@@ -1,9 +1,7 @@
 /** @jsx h */
-/** @jsxFrag Fragment */
-import { randomUUID } from 'node:crypto';
 import type { Principal } from '../../auth/principal.js';
 import { IdempotencyField, ProblemView } from '../../web/components.js';
-import { Fragment, h, type Html } from '../../web/html.js';
+import { h, type Html } from '../../web/html.js';
 import { formText } from '../../web/request.js';
 import { htmlResult, redirectResult } from '../../web/results.js';
 import { runOperation } from '../../web/run-operation.js';
@@ -11,8 +9,6 @@ import type { Plan } from '../../domain/plans/schema.js';
 import { listPlans } from '../../domain/plans/repository.js';
 import type { Project } from '../../domain/projects/schema.js';
 import { getProject, teamOfProject } from '../../domain/projects/repository.js';
-import type { Subscriber } from '../../domain/subscribers/schema.js';
-import type { Subscription } from '../../domain/subscriptions/schema.js';
 import type { AccessCodeRedemption } from '../../domain/access-codes/schema.js';
 import { findTeam } from '../../domain/teams/repository.js';
 import { ProblemError, toProblem, type ProblemDocument } from '../../errors.js';
@@ -27,7 +23,8 @@ import { SignInLinkForm } from './sign-in-link.js';
 import { GiftForm } from './gift.js';
 
 /**
- * The join page of a project (DESIGN D26): a free plan subscribes an e-mail at once, a code is a D18 redemption (`?code=`
+ * The join page of a project (DESIGN D26): a free plan subscribes an e-mail once it is confirmed (`./free-join.tsx`), a
+ * code is a D18 redemption (`?code=`
  * pre-fills it), a Stripe-synced paid plan goes to Checkout or is bought as a gift (D33, `./gift.tsx`), other paid plans
  * show as unavailable. Writes run the registry's operations
  * with the project's `joinPrincipal`, activity surface `portal`.
@@ -151,16 +148,7 @@ function PlanCard(props: { project: Project; plan: Plan; csrf: string; nowMs: nu
           <JoinCsrf token={props.csrf} />
           <IdempotencyField />
           {discounted ? <input type="hidden" name="promotion_code" value={discounted.code.code} /> : ''}
-          {kind === 'free' ? (
-            <>
-              <input type="hidden" name="subscription_key" value={randomUUID()} />
-              <EmailField id={`email-${plan.id}`} />
-            </>
-          ) : hasTrial(plan) ? (
-            <EmailField id={`email-${plan.id}`} />
-          ) : (
-            ''
-          )}
+          {kind === 'free' || hasTrial(plan) ? <EmailField id={`email-${plan.id}`} /> : ''}
           <button type="submit">Join {plan.name}</button>
         </form>
       )}
@@ -275,18 +263,23 @@ export async function joinPage(
   );
 }
 
-/** The welcome page of a subscription a free or code join created: a fresh welcome link to it. */
-async function toWelcome(
+/**
+ * The welcome page (303) of subscription `subscriptionId` a free or code join created: a fresh welcome link to it
+ * (`awaitingConfirmation`: a free join's before its address is confirmed, which only says "Check your inbox").
+ */
+export async function toWelcome(
   request: PublicRequest,
   context: JoinContext,
-  subscription: Subscription,
+  subscriptionId: string,
+  options: { awaitingConfirmation?: boolean } = {},
 ): Promise<ApiGatewayResult> {
   const token = await createWelcomeLink(request.runtime.store, request.runtime.clock, {
     teamId: context.teamId,
     projectId: context.project.id,
-    subscriptionId: subscription.id,
+    subscriptionId,
+    awaitingConfirmation: options.awaitingConfirmation,
   });
-  const query = new URLSearchParams({ subscription: subscription.id, t: token });
+  const query = new URLSearchParams({ subscription: subscriptionId, t: token });
   return redirectResult(`${JOIN_PATH}/${context.project.id}/welcome?${query}`);
 }
 
@@ -306,40 +299,24 @@ function run<T>(
 }
 
 /**
- * `POST /join/{project_id}/plans/{plan_id}`: a free plan creates the subscriber (the e-mail) and its
- * subscription, then shows the welcome page; a paid plan goes to `checkout` (Stripe Checkout); an
- * unavailable, inactive or unknown plan answers the join page with the problem.
+ * `POST /join/{project_id}/plans/{plan_id}`: a free plan goes to `free` (the join confirmed by e-mail,
+ * `./free-join.tsx`), a paid plan to `checkout` (Stripe Checkout); an unavailable, inactive or unknown plan answers the
+ * join page with the problem.
  */
 export async function joinPlan(
   request: PublicRequest,
   context: JoinContext,
   planId: string,
-  checkout: (plan: Plan) => Promise<ApiGatewayResult>,
+  routes: { checkout: (plan: Plan) => Promise<ApiGatewayResult>; free: (plan: Plan) => Promise<ApiGatewayResult> },
 ): Promise<ApiGatewayResult> {
   const plan = (await activePlans(context, request)).find((candidate) => candidate.id === planId);
   if (!plan)
     return joinPage(request, context, problemOf('NOT_FOUND', 'This plan is not open for sign-up.', request.requestId));
   const kind = joinKind(context.project, plan);
-  if (kind === 'checkout') return checkout(plan);
+  if (kind === 'checkout') return routes.checkout(plan);
   if (kind === 'unavailable')
     return joinPage(request, context, problemOf('CONFLICT', 'This plan cannot be joined here yet.', request.requestId));
-  const subscriber = await run<Subscriber>(
-    request,
-    context,
-    'createSubscriber',
-    { project_id: context.project.id, email: formText(request.form, 'email') },
-    request.form.get('idempotency_key') ?? undefined,
-  );
-  if (!subscriber.ok) return joinPage(request, context, subscriber.problem);
-  const subscription = await run<Subscription>(
-    request,
-    context,
-    'createSubscription',
-    { project_id: context.project.id, subscriber_id: subscriber.result.id, plan_id: plan.id },
-    request.form.get('subscription_key') ?? undefined,
-  );
-  if (!subscription.ok) return joinPage(request, context, subscription.problem);
-  return toWelcome(request, context, subscription.result);
+  return routes.free(plan);
 }
 
 /**
@@ -356,7 +333,7 @@ export async function redeemCode(request: PublicRequest, context: JoinContext): 
     request.form.get('idempotency_key') ?? undefined,
   );
   if (!redemption.ok) return joinPage(request, context, redemption.problem);
-  return toWelcome(request, context, redemption.result.subscription);
+  return toWelcome(request, context, redemption.result.subscription.id);
 }
 
 /** A problem document for a join page message (no operation made it). */

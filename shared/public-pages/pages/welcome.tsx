@@ -11,12 +11,13 @@ import type { ApiGatewayResult } from '../../http/api-gateway.js';
 import type { PublicRequest } from '../http.js';
 import { findCheckoutSubscription } from '../../domain/checkout-sessions/repository.js';
 import { findWelcomeLink } from '../welcome-links.js';
+import { CheckInbox, CheckInboxPage } from './free-join.js';
 import type { JoinContext } from './join.js';
 import { MemberPage, NotFoundPage } from './layout.js';
 
 /**
  * The welcome page after a join (DESIGN D26): `?session_id=` (Stripe Checkout) or `?subscription=&t=` (signed welcome
- * link); polls with htmx every 2 seconds until access is granted, at most {@link MAX_POLLS} times, and always ends
+ * link; a free join's before its address is confirmed only says "Check your inbox"); polls with htmx every 2 seconds until access is granted, at most {@link MAX_POLLS} times, and always ends
  * somewhere: the invite link, why there is none (no bot connected), or what to do next, with a link to the portal. A
  * forged or foreign link shows the one "not found" page and grants nothing.
  */
@@ -165,6 +166,8 @@ export async function welcomePage(
   ) {
     return htmlResult(404, <NotFoundPage />);
   }
+  if (found && 'awaitingConfirmation' in found && found.awaitingConfirmation)
+    return htmlResult(200, request.htmx ? <CheckInbox /> : <CheckInboxPage site={project.name} />);
   let subscription: Subscription | null = null;
   if (found) {
     try {
