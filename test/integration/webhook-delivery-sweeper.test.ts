@@ -35,6 +35,8 @@ import {
 useWebhookDeliveryFixture();
 
 const SWEEP_INTERVAL_MS = SWEEP_INTERVAL_SECONDS * 1000;
+/** A sweep that found nothing to do. */
+const IDLE = { requeued: 0, fannedOut: 0, replays: 0, broadcasts: 0, imports: 0, audits: 0 };
 
 /** Processes `first` and its follow-up attempts (advancing the clock) until `stopAt` is the outcome. */
 async function runAllUntil(first: DeliveryMessage, stopAt: ProcessOutcome): Promise<void> {
@@ -101,12 +103,12 @@ describe('lease and sweeper', () => {
 
     // The queue redelivers the message while the lease holds: skipped; the sweeper sees nothing due yet.
     expect(await processDeliveryMessage(ctx.runtime, message)).toBe('skipped');
-    expect(await sweep(ctx.runtime)).toEqual({ requeued: 0, fannedOut: 0, replays: 0, broadcasts: 0, imports: 0 });
+    expect(await sweep(ctx.runtime)).toEqual(IDLE);
     expect(ctx.runtime.drain()).toEqual({ queued: [], scheduled: [] });
 
     // Past the 60 s lease (and the sweeper's grace): the attempt is re-queued and sent again.
     ctx.clock.advance(60_000 + 60_000 + 1_000);
-    expect(await sweep(ctx.runtime)).toEqual({ requeued: 1, fannedOut: 0, replays: 0, broadcasts: 0, imports: 0 });
+    expect(await sweep(ctx.runtime)).toEqual({ ...IDLE, requeued: 1 });
     const { queued } = ctx.runtime.drain();
     expect(queued).toEqual([
       {
@@ -133,7 +135,7 @@ describe('lease and sweeper', () => {
 
     // Nothing is left for the sweeper.
     ctx.clock.advance(HOUR_MS);
-    expect(await sweep(ctx.runtime)).toEqual({ requeued: 0, fannedOut: 0, replays: 0, broadcasts: 0, imports: 0 });
+    expect(await sweep(ctx.runtime)).toEqual(IDLE);
   });
 
   it('a dispatcher whose lease expired mid-attempt does not overwrite the outcome of the one that took over', async () => {
@@ -169,16 +171,16 @@ describe('lease and sweeper', () => {
     await runAllUntil(message, 'awaiting_dead_letter');
     expect(ctx.runtime.drain().scheduled.map((entry) => entry.message.kind)).toEqual(['dead_letter']); // ...and "lost"
     ctx.clock.advance(72 * HOUR_MS - 1_000);
-    expect(await sweep(ctx.runtime)).toEqual({ requeued: 0, fannedOut: 0, replays: 0, broadcasts: 0, imports: 0 });
+    expect(await sweep(ctx.runtime)).toEqual(IDLE);
     ctx.clock.advance(60_000 + 2_000);
-    expect(await sweep(ctx.runtime)).toEqual({ requeued: 1, fannedOut: 0, replays: 0, broadcasts: 0, imports: 0 });
+    expect(await sweep(ctx.runtime)).toEqual({ ...IDLE, requeued: 1 });
     const { queued } = ctx.runtime.drain();
     expect(queued).toEqual([
       { message: { kind: 'dead_letter', team_id: ctx.teamId, delivery_id: delivery.id, attempt: 8 }, delaySeconds: 0 },
     ]);
     expect(await processDeliveryMessage(ctx.runtime, queued[0].message)).toBe('dead_lettered');
     expect((await getDelivery(ctx.runtime, ctx.principal, delivery.id)).status).toBe('dead');
-    expect(await sweep(ctx.runtime)).toEqual({ requeued: 0, fannedOut: 0, replays: 0, broadcasts: 0, imports: 0 });
+    expect(await sweep(ctx.runtime)).toEqual(IDLE);
   });
 
   it('the sweeper re-queues a lost retry timer and fans out an event whose stream record was lost', async () => {
@@ -188,7 +190,7 @@ describe('lease and sweeper', () => {
     ctx.runtime.drain(); // the 10 s message is "lost"
     const lostEvent = await newProjectEvent(); // never fanned out
     ctx.clock.advance(10_000 + 60_000 + 1_000);
-    expect(await sweep(ctx.runtime)).toEqual({ requeued: 1, fannedOut: 1, replays: 0, broadcasts: 0, imports: 0 });
+    expect(await sweep(ctx.runtime)).toEqual({ ...IDLE, requeued: 1, fannedOut: 1 });
     const { queued } = ctx.runtime.drain();
     const retry = queued.find((entry) => entry.message.delivery_id === delivery.id);
     expect(retry?.message).toEqual({
@@ -215,17 +217,11 @@ describe('lease and sweeper', () => {
       },
     };
     const recording = recordingStore(ctx.runtime.store);
-    expect(await sweep({ ...backlogged, store: recording.store })).toEqual({
-      requeued: 0,
-      fannedOut: 0,
-      replays: 0,
-      broadcasts: 0,
-      imports: 0,
-    });
+    expect(await sweep({ ...backlogged, store: recording.store })).toEqual(IDLE);
     expect(ctx.runtime.drain().queued).toEqual([]);
     expect(new Set(recording.commands)).toEqual(new Set(['QueryCommand'])); // reads of the indexes, no move
     // Nothing moved: a sweep with a queue that cannot tell finds all three.
-    expect(await sweep(ctx.runtime)).toEqual({ requeued: 3, fannedOut: 0, replays: 0, broadcasts: 0, imports: 0 });
+    expect(await sweep(ctx.runtime)).toEqual({ ...IDLE, requeued: 3 });
     expect(new Set(ctx.runtime.drain().queued.map((entry) => entry.message.delivery_id))).toEqual(
       new Set(rows.map((message) => message.delivery_id)),
     );
@@ -238,7 +234,7 @@ describe('lease and sweeper', () => {
         oldestWaitingSinceMs: () => ctx.clock.nowMs(),
       },
     };
-    expect(await sweep(caughtUp)).toEqual({ requeued: 3, fannedOut: 0, replays: 0, broadcasts: 0, imports: 0 });
+    expect(await sweep(caughtUp)).toEqual({ ...IDLE, requeued: 3 });
   });
 
   /** `count` pending deliveries (one endpoint, one project event each) whose attempt-1 messages are "lost". */
@@ -295,7 +291,7 @@ describe('lease and sweeper', () => {
     ctx.clock.advance(SWEEP_GRACE_MS + 1_000);
 
     // The first sweep re-queues all 30 (moving each forward in the index: one conditional update each).
-    expect(await sweep(runtime)).toEqual({ requeued: 30, fannedOut: 0, replays: 0, broadcasts: 0, imports: 0 });
+    expect(await sweep(runtime)).toEqual({ ...IDLE, requeued: 30 });
     const first = ctx.runtime.drain().queued.map((entry) => entry.message);
     expect(new Set(first.map((message) => message.delivery_id))).toEqual(
       new Set(lost.map((message) => message.delivery_id)),
@@ -308,7 +304,7 @@ describe('lease and sweeper', () => {
     // write.
     for (const step of [1_000, SWEEP_INTERVAL_MS / 2, SWEEP_INTERVAL_MS / 2]) {
       ctx.clock.advance(step);
-      expect(await sweep(runtime)).toEqual({ requeued: 0, fannedOut: 0, replays: 0, broadcasts: 0, imports: 0 });
+      expect(await sweep(runtime)).toEqual(IDLE);
       expect(ctx.runtime.drain().queued).toEqual([]);
       expect(take()).toEqual({
         requests: firstCounts.requests - 30,
@@ -323,9 +319,9 @@ describe('lease and sweeper', () => {
     for (const message of first.slice(0, 10))
       expect(await processDeliveryMessage(ctx.runtime, message)).toBe('succeeded');
     ctx.clock.advance(SWEEP_GRACE_MS - 1_000); // the interval + the grace after the first sweep, to the millisecond: not yet
-    expect(await sweep(runtime)).toEqual({ requeued: 0, fannedOut: 0, replays: 0, broadcasts: 0, imports: 0 });
+    expect(await sweep(runtime)).toEqual(IDLE);
     ctx.clock.advance(1_000);
-    expect(await sweep(runtime)).toEqual({ requeued: 20, fannedOut: 0, replays: 0, broadcasts: 0, imports: 0 });
+    expect(await sweep(runtime)).toEqual({ ...IDLE, requeued: 20 });
     const again = ctx.runtime.drain().queued.map((entry) => entry.message);
     expect(new Set(again.map((message) => message.delivery_id))).toEqual(
       new Set(first.slice(10).map((message) => message.delivery_id)),
@@ -336,9 +332,9 @@ describe('lease and sweeper', () => {
     // The 5 still waiting were re-queued twice: the spacing doubles (2 × the interval), so the sweep one spacing on
     // leaves them be.
     ctx.clock.advance(SWEEP_INTERVAL_MS + SWEEP_GRACE_MS + 1_000);
-    expect(await sweep(runtime)).toEqual({ requeued: 0, fannedOut: 0, replays: 0, broadcasts: 0, imports: 0 });
+    expect(await sweep(runtime)).toEqual(IDLE);
     ctx.clock.advance(SWEEP_INTERVAL_MS);
-    expect(await sweep(runtime)).toEqual({ requeued: 5, fannedOut: 0, replays: 0, broadcasts: 0, imports: 0 });
+    expect(await sweep(runtime)).toEqual({ ...IDLE, requeued: 5 });
     const third = ctx.runtime.drain().queued.map((entry) => entry.message);
     expect(new Set(third.map((message) => message.delivery_id))).toEqual(
       new Set(again.slice(15).map((message) => message.delivery_id)),
@@ -351,7 +347,7 @@ describe('lease and sweeper', () => {
 
     // Nothing is left for the sweeper.
     ctx.clock.advance(HOUR_MS);
-    expect(await sweep(runtime)).toEqual({ requeued: 0, fannedOut: 0, replays: 0, broadcasts: 0, imports: 0 });
+    expect(await sweep(runtime)).toEqual(IDLE);
     expect((await allDeliveries()).filter((delivery) => delivery.status === 'succeeded')).toHaveLength(30);
   });
 
@@ -388,7 +384,7 @@ describe('lease and sweeper', () => {
     const { runtime, counts } = indexCountingRuntime();
 
     // A sweep with a 20 s grace: the old event is fanned out; the index queries return it and nothing else.
-    expect(await sweep(runtime, 20_000)).toEqual({ requeued: 0, fannedOut: 1, replays: 0, broadcasts: 0, imports: 0 });
+    expect(await sweep(runtime, 20_000)).toEqual({ ...IDLE, fannedOut: 1 });
     expect(counts.indexRowsRead).toBe(1);
     expect(await deliveredEventIds()).toEqual([old.id]);
 
@@ -444,13 +440,7 @@ describe('lease and sweeper', () => {
       },
     };
     ctx.clock.advance(SWEEP_GRACE_MS + 1_000);
-    expect(await sweep({ ...ctx.runtime, store })).toEqual({
-      requeued: 1,
-      fannedOut: 0,
-      replays: 0,
-      broadcasts: 0,
-      imports: 0,
-    });
+    expect(await sweep({ ...ctx.runtime, store })).toEqual({ ...IDLE, requeued: 1 });
     expect(racing.size).toBe(0);
     expect(ctx.runtime.drain().queued.map((entry) => entry.message)).toEqual([recovery(waiting)]);
     expect(await getDelivery(ctx.runtime, ctx.principal, succeeding.delivery_id)).toMatchObject({
@@ -464,11 +454,11 @@ describe('lease and sweeper', () => {
 
     // The crashed attempt is not lost: once its lease (60 s) and the grace have passed, it is re-queued.
     ctx.clock.advance(60_000 + SWEEP_GRACE_MS + 1_000);
-    expect(await sweep(ctx.runtime)).toEqual({ requeued: 1, fannedOut: 0, replays: 0, broadcasts: 0, imports: 0 });
+    expect(await sweep(ctx.runtime)).toEqual({ ...IDLE, requeued: 1 });
     expect(ctx.runtime.drain().queued.map((entry) => entry.message)).toEqual([recovery(leased)]);
     // The waiting one, still not processed, comes again the interval + the grace after it was re-queued.
     ctx.clock.advance(SWEEP_INTERVAL_MS);
-    expect(await sweep(ctx.runtime)).toEqual({ requeued: 1, fannedOut: 0, replays: 0, broadcasts: 0, imports: 0 });
+    expect(await sweep(ctx.runtime)).toEqual({ ...IDLE, requeued: 1 });
     expect(ctx.runtime.drain().queued.map((entry) => entry.message)).toEqual([recovery(waiting)]);
   });
 });

@@ -16,6 +16,7 @@ import { WORKER_SHARDS, sweptDueMs } from './worker-index.js';
 import { restartStalledReplays } from '../webhook-replays/worker.js';
 import { restartStalledBroadcasts } from '../messages/broadcast-worker.js';
 import { restartStalledImports } from '../imports/restart.js';
+import { restartStalledAccessAudits } from '../access-audits/restart.js';
 import { recoveryMessage } from './state-machine.js';
 
 /**
@@ -26,14 +27,21 @@ import { recoveryMessage } from './state-machine.js';
 
 /**
  * Sweeps (every 5 min on AWS, seconds locally; DESIGN D7, D14): re-queues deliveries overdue by `graceMs`, fans out
- * stale outbox events, restarts stopped replay jobs (D25), broadcasts (D32) and imports (D34). `graceMs`, `intervalMs`: MILLISECONDS.
- * Returns `requeued`, `fannedOut`, `replays`, `broadcasts`, `imports`; throws only on store or queue errors.
+ * stale outbox events, restarts stopped replay jobs (D25), broadcasts (D32), imports and access audits (D34). `graceMs`, `intervalMs`: MILLISECONDS.
+ * Returns `requeued`, `fannedOut`, `replays`, `broadcasts`, `imports`, `audits`; throws only on store or queue errors.
  */
 export async function sweep(
   runtime: Runtime,
   graceMs = SWEEP_GRACE_MS,
   intervalMs = SWEEP_INTERVAL_SECONDS * 1000,
-): Promise<{ requeued: number; fannedOut: number; replays: number; broadcasts: number; imports: number }> {
+): Promise<{
+  requeued: number;
+  fannedOut: number;
+  replays: number;
+  broadcasts: number;
+  imports: number;
+  audits: number;
+}> {
   const nowMs = runtime.clock.nowMs();
   const spacingMs = Math.max(graceMs, intervalMs);
   // A queue that knows its backlog (the local one): rows due after its oldest waiting message are waiting, not lost.
@@ -79,7 +87,8 @@ export async function sweep(
   const replays = await restartStalledReplays(runtime, nowMs - graceMs);
   const broadcasts = await restartStalledBroadcasts(runtime, nowMs - graceMs);
   const imports = await restartStalledImports(runtime, nowMs - graceMs);
-  return { requeued, fannedOut, replays, broadcasts, imports };
+  const audits = await restartStalledAccessAudits(runtime, nowMs - graceMs);
+  return { requeued, fannedOut, replays, broadcasts, imports, audits };
 }
 
 /**
