@@ -67,11 +67,11 @@ export type PlatformResult = { ok: true } | { ok: false; reason: string };
 export type PlatformGrantResult = { ok: true; invite_link?: PlatformInviteLink } | { ok: false; reason: string };
 
 /** Where a person is in the project's community (an access audit's check, DESIGN D34), or why it is not known. */
-type PlatformPresenceResult =
+export type PlatformPresenceResult =
   { ok: true; presence: 'present' | 'left' | 'kicked' | 'unknown' } | { ok: false; reason: string };
 
 /** One page of a community's members with the roles they hold (DESIGN D34), and the cursor of the next (null: last). */
-type PlatformMemberPage =
+export type PlatformMemberPage =
   | { ok: true; members: { platform_user_id: string; role_ids: string[] }[]; next: string | null }
   | { ok: false; reason: string };
 

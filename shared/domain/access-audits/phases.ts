@@ -6,7 +6,7 @@ import type { PlatformAdapter } from '../../platforms/platform-adapter.js';
 import type { ProviderFailure } from '../../providers/payment-provider.js';
 import { stripeImportReader } from '../../providers/stripe-import.js';
 import type { Runtime } from '../../runtime.js';
-import { readMemberItem, readPlatformUserClaim } from '../../store/members.js';
+import { listMembersOfProject, readMemberItem, readPlatformUserClaim } from '../../store/members.js';
 import { readProviderSubscriptionLink } from '../../store/payments/reads.js';
 import {
   listProjectSubscriptions,
@@ -27,13 +27,16 @@ import type { AccessAuditPhase } from './schema.js';
 
 /**
  * The pages of an audit's phases (DESIGN D34), one provider or store page each: Stripe's subscriptions (status all)
- * against ours by Stripe id; the platform's member list (Discord) against our entitlements; our subscriptions, each
+ * against ours by Stripe id; the platform's member list (Discord) against our entitlements, or where it cannot be
+ * listed (Telegram) the members the bot recorded, counting the unlinked; our subscriptions, each
  * entitled member's presence on the platform. Each answers the findings and the cursor of the next page (null: the
  * phase is done), or the provider's failure.
  */
 
 /** Our subscriptions read per page of the `ours` phase (each may cost one platform call). */
 const OURS_PAGE_SIZE = 50;
+/** Recorded members read per page where the platform cannot list them. */
+const RECORDED_PAGE_SIZE = 100;
 /** Objects of one page compared at once. */
 const COMPARE_CONCURRENCY = 8;
 
@@ -64,7 +67,8 @@ function adapterOf(context: AuditContext): PlatformAdapter {
 /** Whether `phase` applies to the project: Stripe for Stripe-billed projects, the member list where it can be read. */
 export function phaseApplies(context: AuditContext, phase: AccessAuditPhase): boolean {
   if (phase === 'stripe') return context.project.payment_provider?.provider === STRIPE;
-  if (phase === 'platform') return adapterOf(context).listMembers !== undefined;
+  if (phase === 'platform')
+    return adapterOf(context).listMembers !== undefined || context.project.platform_type === 'telegram';
   return true;
 }
 
@@ -104,10 +108,30 @@ function rolesGrantedBy(project: Project, plans: readonly Plan[]): Set<string> {
   return new Set(resourcesGrantedBy(roles, plans).map((resource) => resource.platform_resource_id));
 }
 
+/**
+ * A page of the members the bot recorded as it saw them join (Telegram cannot list a chat's members): those still
+ * joined that no subscriber is linked to are counted.
+ */
+async function recordedMembersPage(context: AuditContext, cursor: string | null): Promise<PhasePage> {
+  const { runtime, job } = context;
+  const query = { limit: RECORDED_PAGE_SIZE, cursor: cursor ?? undefined, status: 'joined' };
+  const page = await listMembersOfProject(runtime.store, job.team_id, job.project_id, query, toMember);
+  if (!page) return { ok: false, reason: `Project ${job.project_id} no longer exists.`, retryable: false };
+  return {
+    ok: true,
+    drafts: [],
+    audited: { audited_platform_members: page.data.length },
+    unlinkedMembers: page.data.filter((member) => member.subscriber_id === null).length,
+    cursor: page.next_cursor,
+  };
+}
+
 /** A page of the platform's members (Discord) against our entitlements: roles missing or held without one. */
 async function platformPage(context: AuditContext, cursor: string | null): Promise<PhasePage> {
   const { runtime, job, project } = context;
-  const listed = await adapterOf(context).listMembers!(job, cursor);
+  const adapter = adapterOf(context);
+  if (!adapter.listMembers) return recordedMembersPage(context, cursor);
+  const listed = await adapter.listMembers(job, cursor);
   if (!listed.ok) return { ok: false, reason: listed.reason, retryable: true };
   const plans = await plansOf(runtime, context.principal, project.id);
   const paidRoleIds = rolesGrantedBy(project, [...plans.byId.values()]);
