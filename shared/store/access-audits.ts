@@ -14,7 +14,7 @@ import type { AccessAuditPhase, AccessAuditPolicy } from '../domain/access-audit
 import { conditionally, ITEM_ABSENT } from './expressions.js';
 import { entity, keys, secondaryIndex, sortKeyPrefix } from './keys.js';
 import { queryPage, type Page } from './pages.js';
-import type { Key } from './requests.js';
+import type { Item, Key } from './requests.js';
 import { ConditionFailedError, type Store } from './store.js';
 
 /**
@@ -64,13 +64,15 @@ function clearRunning(job: StoredAccessAudit) {
 export const accessAuditStore = {
   /**
    * Stores a new queued job, makes it the project's latest and running audit and sets the policy and schedule given,
-   * in one transaction, unless an audit runs: then answers the running audit's id (and writes nothing).
+   * with `alsoPut` (the first audit's schedule deadline), in one transaction, unless an audit runs: then answers the
+   * running audit's id (and writes nothing).
    */
   async start(
     store: Store,
     job: StoredAccessAudit,
     settings: { policy?: AccessAuditPolicy; schedule?: 'daily' | 'off' },
     nowMs: number,
+    alsoPut: readonly Item[] = [],
   ): Promise<{ started: true } | { started: false; runningAuditId: string }> {
     const sets = ['latest_audit_id = :id', 'running_audit_id = :id', 'entity = :entity'];
     const values: Record<string, unknown> = { ':id': job.id, ':entity': entity.accessAuditState };
@@ -104,6 +106,7 @@ export const accessAuditStore = {
             ConditionExpression: ITEM_ABSENT,
           },
         },
+        ...alsoPut.map((item) => ({ Put: { Item: item } })),
       ]);
       return { started: true };
     } catch (error) {
