@@ -2,7 +2,7 @@
  * Access audits on Telegram (DESIGN D34), against the loopback Bot API: Telegram cannot list a chat's members, so the
  * audit counts the members the bot recorded that no subscriber is linked to, and asks `getChatMember` about each
  * entitled member; one gone from the chat without the bot seeing it is `member_left`, repaired with a new personal
- * invite link.
+ * invite link sent as any grant's (on the subscription, in `member.access_granted`).
  */
 import { describe, expect, it } from 'vitest';
 import { processAccessAuditPage } from '../../shared/domain/access-audits/worker.js';
@@ -12,6 +12,7 @@ import {
   call,
   chatMember,
   deliver,
+  newEvents,
   projectId,
   runtime,
   setUp,
@@ -58,7 +59,18 @@ describe('access audits: Telegram', () => {
       repair: { action: 'grant_access' },
     });
     const invites = botCalls('createChatInviteLink').length;
+    await newEvents();
     expect((await call('POST', `${audits()}/findings/${left.id}/repair`)).json).toMatchObject({ status: 'repaired' });
     expect(botCalls('createChatInviteLink')).toHaveLength(invites + 1);
+    // The new link reaches the subscriber as any grant's does: on the subscription and in member.access_granted.
+    const [granted] = await newEvents();
+    expect(granted).toMatchObject({
+      type: 'member.access_granted',
+      data: { subscriber: { id: subscriberId }, member: { platform_user_id: '77' } },
+    });
+    const newLink = (granted.data as { invite_link: { url: string } }).invite_link;
+    expect(newLink.url).not.toBe(link.url);
+    const links = (await call('GET', `/v1/subscriptions/${subscription.id}`)).json.invite_links as { url: string }[];
+    expect(links.map((entry) => entry.url)).toContain(newLink.url);
   });
 });

@@ -1,17 +1,33 @@
 import type { Principal } from '../../auth/principal.js';
+import { isoTime } from '../../clock.js';
 import { integrationsOf } from '../../integrations.js';
 import { platformAdapterFor, platformAdapters } from '../../platforms/adapters.js';
 import { stripeSubscriptionRetriever } from '../../providers/stripe-import.js';
 import type { Runtime } from '../../runtime.js';
-import { readPlanItems, readSubscription, subscriptionsOfSubscriber } from '../../store/subscriptions/reads.js';
+import {
+  readPlanItems,
+  readSubscriberItem,
+  readSubscription,
+  subscriptionsOfSubscriber,
+} from '../../store/subscriptions/reads.js';
+import { writeInviteLinksAsRead } from '../../store/subscriptions/writes.js';
+import { readMemberItem } from '../../store/members.js';
 import { unitOfWork } from '../../store/unit-of-work.js';
 import type { ImportPageResult } from '../../store/imports.js';
 import { importSubscription } from '../imports/objects.js';
 import { plansOf } from '../imports/worker.js';
 import { followStripeSubscription } from '../payments/stripe-follow.js';
 import { toPlan } from '../plans/repository.js';
-import type { Project } from '../projects/schema.js';
-import { grantOnPlatform, resourcesGrantedBy, revokeOnPlatform } from '../subscriptions/platform-access.js';
+import type { Project, ProjectResource } from '../projects/schema.js';
+import { toMember } from '../members/repository.js';
+import { toSubscriber } from '../subscribers/repository.js';
+import {
+  grantOnPlatform,
+  isLiveInviteLink,
+  resourcesGrantedBy,
+  revokeOnPlatform,
+  type PlatformGrant,
+} from '../subscriptions/platform-access.js';
 import { toSubscription } from '../subscriptions/records.js';
 import { hasAccess } from '../subscriptions/state-machine.js';
 import { expectedStatusOf, stripeFindingOf } from './decisions.js';
@@ -126,8 +142,48 @@ async function repairOnPlatform(runtime: Runtime, project: Project, finding: Sto
     },
     resources,
   );
-  if (grant.inviteLinks.length) await unitOfWork(runtime, finding.team_id, (tx) => grant.record(tx));
+  if (grant.inviteLinks.length) await deliverInviteLinks(runtime, finding, resources, grant);
   return outcome(grant.outcome);
+}
+
+/**
+ * Records the personal invite links a grant made (Telegram) as any grant does: the invite-link items, the links on the
+ * subscription, and `member.access_granted` with each link, so the subscriber gets it (D22).
+ */
+async function deliverInviteLinks(
+  runtime: Runtime,
+  finding: StoredFinding,
+  resources: ProjectResource[],
+  grant: PlatformGrant,
+): Promise<void> {
+  const { team_id: teamId, project_id: projectId } = finding;
+  const { subscriber_id: subscriberId, subscription_id: subscriptionId, member_id: memberId } = finding.objects;
+  const [subscriberItem, subscriptionItem, memberItem] = await Promise.all([
+    subscriberId ? readSubscriberItem(runtime.store, teamId, projectId, subscriberId) : undefined,
+    subscriptionId ? readSubscription(runtime.store, teamId, subscriptionId) : undefined,
+    memberId ? readMemberItem(runtime.store, teamId, projectId, memberId) : undefined,
+  ]);
+  const subscriber = subscriberItem ? toSubscriber(subscriberItem, { contact: true }) : null;
+  const member = memberItem ? toMember(memberItem) : null;
+  const nowMs = runtime.clock.nowMs();
+  await unitOfWork(runtime, teamId, (tx) => {
+    grant.record(tx);
+    if (subscriptionId && subscriptionItem) {
+      const live = toSubscription(subscriptionItem).invite_links.filter((link) => isLiveInviteLink(link, nowMs));
+      const links = [...live, ...grant.inviteLinks];
+      writeInviteLinksAsRead(tx, teamId, subscriptionId, subscriptionItem, links, isoTime(nowMs));
+    }
+    if (!subscriber) return;
+    for (const resource of resources) {
+      const link = grant.links.get(resource.id);
+      if (link)
+        tx.emit({
+          type: 'member.access_granted',
+          projectId,
+          data: { member, subscriber, resource, invite_link: link },
+        });
+    }
+  });
 }
 
 /** Applies the repair of `finding` (open) as `principal`. Never throws for a provider's refusal: its outcome says why. */
