@@ -15,9 +15,12 @@
  *      of 100,000 subscribers, the deadline worker applying 10,000 renewals beside the write ceiling;
  *   5. `GET /v1/metrics` of a team with 100 subscribers and with 100,000 (10,000 at small scale);
  *   6. a broadcast to 2,000 subscribers (200 at small scale): messages sent per second through the queue and the
- *      message worker over SMTP to a loopback server.
+ *      message worker over SMTP to a loopback server;
+ *   7. the Stripe import of 10,000 customers (300 at small scale) from a loopback Stripe fake (subscriptions per
+ *      second, part `import`), then an access audit of them (DynamoDB and Stripe requests per audited Stripe
+ *      subscription, part `audit`; either part runs both).
  * `BENCH_SCALE=small` shrinks every size for a quick run (page 100 stays page 100, with smaller pages);
- * `BENCH_PARTS=calls,webhooks,replay,subscribers,metrics,messages` (any of them) runs only those parts.
+ * `BENCH_PARTS=calls,webhooks,replay,subscribers,metrics,messages,import,audit` (any of them) runs only those parts.
  * Prints readable tables on stdout, progress on stderr, and one JSON line last; at the end it also
  * writes the tables to `bench/RESULTS.md` with the date, machine and scale (`bench/results.ts`;
  * `BENCH_RESULTS=<path>` writes them elsewhere). Everything it started is stopped at the end, on error
@@ -42,6 +45,7 @@ import { runRequestBenchmarks, type CallScenarioResult } from './requests.js';
 import { measureFrontDoor } from './front-door.js';
 import { measureMetrics, type MetricsFigures } from './metrics.js';
 import { measureBroadcast, type BroadcastFigures } from './messages.js';
+import { measureImportAndAudit, type AuditFigures, type ImportFigures } from './audit.js';
 import { measureHookRefusals, type HookRefusalSeries } from './hook-refusals.js';
 import { startFakeStripeApi } from '../test/support/stripe-api.js';
 import {
@@ -105,6 +109,7 @@ const SIZES = {
     neighbourEvents: 50,
     replayDeliveries: 10_000,
     broadcastRecipients: 2_000,
+    importCustomers: 10_000,
   },
   small: {
     calls: 200,
@@ -121,12 +126,13 @@ const SIZES = {
     neighbourEvents: 20,
     replayDeliveries: 1_000,
     broadcastRecipients: 200,
+    importCustomers: 300,
   },
 } as const;
 const SCALE = benchScale();
 const SIZE = SIZES[SCALE];
 /** The parts to run (`BENCH_PARTS`, e.g. `subscribers,replay`; default all; the store's own figures always run). */
-const PARTS = benchParts(['calls', 'webhooks', 'replay', 'subscribers', 'metrics', 'messages']);
+const PARTS = benchParts(['calls', 'webhooks', 'replay', 'subscribers', 'metrics', 'messages', 'import', 'audit']);
 
 const WARMUP_CALLS = 50;
 const MEASURED_CALLS = SIZE.calls;
@@ -608,6 +614,48 @@ function printBroadcasts(broadcasts: readonly BroadcastFigures[]): void {
   );
 }
 
+function printImportAndAudit(importing: ImportFigures, audit: AuditFigures): void {
+  out(`\n7. The Stripe import and an access audit (loopback Stripe fake, queue messages run one after the other)\n`);
+  out(
+    formatTable(
+      ['customers', 'subscriptions imported', 'seconds', 'subscriptions/s', 'Stripe requests'],
+      [
+        [
+          importing.customers.toLocaleString('en-US'),
+          importing.subscriptions.toLocaleString('en-US'),
+          round(importing.seconds, 2),
+          round(importing.subscriptionsPerSecond, 1),
+          importing.stripeRequests,
+        ],
+      ],
+    ),
+  );
+  out(
+    formatTable(
+      [
+        'Stripe subscriptions audited',
+        'our subscriptions',
+        'findings',
+        'pages',
+        'seconds',
+        'DynamoDB req / Stripe sub',
+        'Stripe req / Stripe sub',
+      ],
+      [
+        [
+          audit.stripeSubscriptions.toLocaleString('en-US'),
+          audit.subscriptions.toLocaleString('en-US'),
+          audit.findings,
+          audit.pages,
+          round(audit.seconds, 2),
+          round(audit.dynamoDbPerStripeSubscription, 2),
+          round(audit.stripePerStripeSubscription, 3),
+        ],
+      ],
+    ),
+  );
+}
+
 function printRenewals(renewals: RenewalFigures): void {
   const bound = renewals.ceiling.updatesPerSecond / renewals.requestsPerTransition;
   out(
@@ -885,6 +933,15 @@ async function main(): Promise<void> {
     printBroadcasts(broadcasts);
   }
 
+  // 7. The Stripe import (subscriptions per second) and an access audit (requests per audited subscription).
+  let imported: Awaited<ReturnType<typeof measureImportAndAudit>> | null = null;
+  if (PARTS.has('import') || PARTS.has('audit')) {
+    imported = await measureImportAndAudit({ store: service.store, customers: SIZE.importCustomers, progress });
+    if (imported.audit.findings !== 2)
+      failures.push(`access audit: ${imported.audit.findings} findings, expected the 2 drifts made`);
+    printImportAndAudit(imported.importing, imported.audit);
+  }
+
   // 2. Webhook drain over 1, 10 and 100 endpoints, each beside the raw HTTPS ceiling.
   const drainRows: DrainRow[] = [];
   let latency: PipelineResult | null = null;
@@ -1126,6 +1183,24 @@ async function main(): Promise<void> {
         retries: broadcast.retries,
         deferred: broadcast.deferred,
       })),
+      import: imported && {
+        customers: imported.importing.customers,
+        subscriptions: imported.importing.subscriptions,
+        seconds: round(imported.importing.seconds, 3),
+        subscriptions_per_s: round(imported.importing.subscriptionsPerSecond, 1),
+        stripe_requests: imported.importing.stripeRequests,
+      },
+      audit: imported && {
+        stripe_subscriptions: imported.audit.stripeSubscriptions,
+        subscriptions: imported.audit.subscriptions,
+        findings: imported.audit.findings,
+        pages: imported.audit.pages,
+        seconds: round(imported.audit.seconds, 3),
+        ddb_requests: imported.audit.dynamoDbRequests,
+        stripe_requests: imported.audit.stripeRequests,
+        ddb_per_stripe_subscription: round(imported.audit.dynamoDbPerStripeSubscription, 2),
+        stripe_per_stripe_subscription: round(imported.audit.stripePerStripeSubscription, 3),
+      },
       checks_failed: failures,
     }),
   );

@@ -85,6 +85,18 @@ export interface ImportPageMessage {
 }
 
 /**
+ * A queue message that runs the next page of an access audit (DESIGN D34): the job item is the source of truth (its
+ * phase, cursor and counts), so a duplicate or stale message does nothing twice.
+ */
+export interface AccessAuditPageMessage {
+  kind: 'access_audit_page';
+  team_id: string;
+  project_id: string;
+  /** The audit job's id. */
+  audit_id: string;
+}
+
+/**
  * A queue message that sends one message to a subscriber (DESIGN D32): attempt N of message `message_id`. The message
  * item is the source of truth, so a duplicate or stale queue message does nothing.
  */
@@ -101,10 +113,15 @@ export interface MessageSendMessage {
 
 /**
  * Any message of the delivery queue: a delivery's attempt or dead-letter timer, a replay job's next batch, a message to
- * a subscriber, a broadcast job's next batch, or an import job's next page.
+ * a subscriber, a broadcast job's next batch, an import job's next page, or an access audit's next page.
  */
 export type PipelineMessage =
-  DeliveryMessage | ReplayBatchMessage | MessageSendMessage | BroadcastBatchMessage | ImportPageMessage;
+  | DeliveryMessage
+  | ReplayBatchMessage
+  | MessageSendMessage
+  | BroadcastBatchMessage
+  | ImportPageMessage
+  | AccessAuditPageMessage;
 
 /**
  * The `DeliveryQueue` port (SQS on AWS, in-process locally). Messages are grouped by `team_id` (the SQS

@@ -4,6 +4,7 @@ import { billingFacts } from './billing/facts.js';
 import { eventsFacts } from './events/facts.js';
 import { giftsFacts } from './gifts/facts.js';
 import { importsFacts } from './imports/facts.js';
+import { accessAuditsFacts } from './access-audits/facts.js';
 import { groupsFacts } from './groups/facts.js';
 import { membersFacts } from './members/facts.js';
 import { messagesFacts } from './messages/facts.js';
@@ -55,4 +56,5 @@ export const FACTS = [
   couponsFacts,
   giftsFacts,
   importsFacts,
+  accessAuditsFacts,
 ] as const;

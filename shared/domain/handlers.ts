@@ -27,6 +27,7 @@ import { messagesHandlers, messagesInternalHandlers } from './messages/handlers.
 import { messageTemplatesHandlers } from './message-templates/handlers.js';
 import { couponsHandlers } from './coupons/handlers.js';
 import { importsHandlers } from './imports/handlers.js';
+import { accessAuditsHandlers } from './access-audits/handlers.js';
 import { portalSessionsInternalHandlers } from './portal-sessions/internal-handlers.js';
 import { membersInternalHandlers } from './members/internal-handlers.js';
 import { tokensInternalHandlers } from './tokens/internal-handlers.js';
@@ -65,6 +66,7 @@ const HANDLERS = {
   ...documentsHandlers,
   ...messagesHandlers,
   ...importsHandlers,
+  ...accessAuditsHandlers,
 } satisfies Record<OperationId, unknown>;
 
 /** Every internal operation's handler by id (DESIGN D35), typed like {@link HANDLERS}. */

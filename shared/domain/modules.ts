@@ -25,6 +25,7 @@ import { messagesModule } from './messages/operations.js';
 import { messageTemplatesModule } from './message-templates/operations.js';
 import { couponsModule } from './coupons/operations.js';
 import { importsModule } from './imports/operations.js';
+import { accessAuditsModule } from './access-audits/operations.js';
 
 /**
  * The list of object modules (DESIGN §2, D13): metadata only (operation definitions), so `lib/` may
@@ -61,4 +62,5 @@ export const MODULES = [
   documentsModule,
   messagesModule,
   importsModule,
+  accessAuditsModule,
 ] as const;

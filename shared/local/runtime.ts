@@ -126,7 +126,11 @@ export function createLocalRuntime(options: LocalRuntimeOptions): LocalRuntime {
           if (message.kind === 'replay_batch') options.onReplayBatch?.({ replay_id: message.replay_id, outcome });
           else if (message.kind === 'message_send')
             options.onMessage?.({ message_id: message.message_id, attempt: message.attempt, outcome });
-          else if (message.kind !== 'broadcast_batch' && message.kind !== 'import_page')
+          else if (
+            message.kind !== 'broadcast_batch' &&
+            message.kind !== 'import_page' &&
+            message.kind !== 'access_audit_page'
+          )
             options.onDelivery?.({ delivery_id: message.delivery_id, attempt: message.attempt, outcome });
         })
         .catch((error) => {
@@ -338,14 +342,20 @@ function laneOf(message: PipelineMessage): string {
   return message.kind === 'replay_batch' ||
     message.kind === 'message_send' ||
     message.kind === 'broadcast_batch' ||
-    message.kind === 'import_page'
+    message.kind === 'import_page' ||
+    message.kind === 'access_audit_page'
     ? ''
     : (message.endpoint_id ?? '');
 }
 
 /** The identity of a delivery message (kind, delivery, attempt); null for job batches (never dropped). */
 function presenceKey(message: PipelineMessage): string | null {
-  if (message.kind === 'replay_batch' || message.kind === 'broadcast_batch' || message.kind === 'import_page')
+  if (
+    message.kind === 'replay_batch' ||
+    message.kind === 'broadcast_batch' ||
+    message.kind === 'import_page' ||
+    message.kind === 'access_audit_page'
+  )
     return null;
   if (message.kind === 'message_send') return `${message.kind} ${message.message_id} ${message.attempt}`;
   return `${message.kind} ${message.delivery_id} ${message.attempt}`;

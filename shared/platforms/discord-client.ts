@@ -11,6 +11,7 @@ import {
   Routes,
   type RESTGetAPIApplicationCommandsResult,
   type RESTGetAPICurrentUserResult,
+  type RESTGetAPIGuildMembersResult,
   type RESTGetAPIGuildResult,
   type RESTGetAPIGuildRolesResult,
   type RESTPostOAuth2AccessTokenResult,
@@ -144,6 +145,26 @@ export async function isGuildMember(
     if (error instanceof DiscordCallError && error.status === 404) return false;
     throw error;
   }
+}
+
+/** Guild members read per page (Discord's maximum). */
+export const GUILD_MEMBERS_PAGE_SIZE = 1000;
+
+/**
+ * One page of a guild's members in user id order after user `after` (`GET /guilds/{guild}/members?limit=&after=`, the
+ * bot needs the server members intent): each member's user id and role ids.
+ */
+export async function listGuildMembers(
+  settings: DiscordSettings,
+  token: string,
+  guildId: string,
+  after: string | null,
+): Promise<{ userId: string; roleIds: string[] }[]> {
+  const query = makeURLSearchParams({ limit: GUILD_MEMBERS_PAGE_SIZE, ...(after ? { after } : {}) });
+  const members = await callDiscord<RESTGetAPIGuildMembersResult>('GET /guilds/{guild}/members', () =>
+    client(settings, token).get(Routes.guildMembers(guildId), { query }),
+  );
+  return members.flatMap((member) => (member.user ? [{ userId: member.user.id, roleIds: member.roles }] : []));
 }
 
 /** Gives a guild member a role (`PUT /guilds/{guild}/members/{user}/roles/{role}`). */

@@ -7,6 +7,8 @@ import { discordUserAccess } from './discord-user.js';
 import {
   parseProjectResources,
   type PlatformAdapter,
+  type PlatformMemberPage,
+  type PlatformPresenceResult,
   type PlatformProjectTarget,
   type PlatformResult,
   type PlatformTarget,
@@ -85,7 +87,8 @@ const failure = (reason: string): { ok: false; reason: string } => ({ ok: false,
 
 /**
  * The Discord `PlatformAdapter` (DESIGN D28): role grants and revocations, `server` grants with the linked subscriber's
- * OAuth token (refreshed; fails when they must link again), kick, ban and unban in the project's linked server. No bot
+ * OAuth token (refreshed; fails when they must link again), kick, ban and unban in the project's linked server, and an
+ * audit's reads (a member's presence, the server's member list). No bot
  * credential → a failure naming `PUT /v1/projects/{id}/bot`; no Discord user id or no linked server → no call.
  */
 export function discordPlatformAdapter(dependencies: DiscordAdapterDependencies): PlatformAdapter {
@@ -205,6 +208,31 @@ export function discordPlatformAdapter(dependencies: DiscordAdapterDependencies)
       return act(target, (client, settings, token, guildId, userId) =>
         client.unbanMember(settings, token, guildId, userId),
       );
+    },
+    async presenceOf(target): Promise<PlatformPresenceResult> {
+      let presence: 'present' | 'left' | 'unknown' = 'unknown';
+      const result = await act(target, async (client, settings, token, guildId, userId) => {
+        presence = (await client.isGuildMember(settings, token, guildId, userId)) ? 'present' : 'left';
+      });
+      return result.ok ? { ok: true, presence } : result;
+    },
+    async listMembers(target, after): Promise<PlatformMemberPage> {
+      const found = await context(target);
+      if (found === null) return { ok: true, members: [], next: null };
+      if ('ok' in found) return found;
+      try {
+        const client = await loadDiscordClient();
+        const page = await client.listGuildMembers(found.settings, found.token, found.guildId, after);
+        const members = page.map((member) => ({ platform_user_id: member.userId, role_ids: member.roleIds }));
+        return {
+          ok: true,
+          members,
+          next: page.length < client.GUILD_MEMBERS_PAGE_SIZE ? null : (members.at(-1)?.platform_user_id ?? null),
+        };
+      } catch (error) {
+        if (error instanceof DiscordCallError) return failure(error.message);
+        throw error;
+      }
     },
   };
 }

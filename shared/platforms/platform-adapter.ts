@@ -66,6 +66,15 @@ export type PlatformResult = { ok: true } | { ok: false; reason: string };
 /** The outcome of an access grant: done (with the personal invite link the platform made, if any), or why not. */
 export type PlatformGrantResult = { ok: true; invite_link?: PlatformInviteLink } | { ok: false; reason: string };
 
+/** Where a person is in the project's community (an access audit's check, DESIGN D34), or why it is not known. */
+export type PlatformPresenceResult =
+  { ok: true; presence: 'present' | 'left' | 'kicked' | 'unknown' } | { ok: false; reason: string };
+
+/** One page of a community's members with the roles they hold (DESIGN D34), and the cursor of the next (null: last). */
+export type PlatformMemberPage =
+  | { ok: true; members: { platform_user_id: string; role_ids: string[] }[]; next: string | null }
+  | { ok: false; reason: string };
+
 /** One platform's adapter. */
 export interface PlatformAdapter {
   /** The platform this adapter talks to. */
@@ -93,6 +102,10 @@ export interface PlatformAdapter {
   ban(target: PlatformTarget, reason: string | null): Promise<PlatformResult>;
   /** Lifts a ban (the person is not re-added; they may join again). */
   unban(target: PlatformTarget): Promise<PlatformResult>;
+  /** Where the person is in the community now (platforms that can tell: Discord, Telegram's `getChatMember`). */
+  presenceOf?(target: PlatformTarget): Promise<PlatformPresenceResult>;
+  /** A page of the community's members after `after` (a platform user id; null: the first), where it can be listed. */
+  listMembers?(target: PlatformProjectTarget, after: string | null): Promise<PlatformMemberPage>;
 }
 
 /**

@@ -12,6 +12,7 @@ import type { Store } from '../store/store.js';
 import {
   parseProjectResources,
   type PlatformAdapter,
+  type PlatformPresenceResult,
   type PlatformGrantResult,
   type PlatformProjectTarget,
   type PlatformResult,
@@ -187,7 +188,7 @@ const failure = (reason: string): { ok: false; reason: string } => ({ ok: false,
 /**
  * The Telegram `PlatformAdapter` (DESIGN D17, D22) on the project's linked chats: grant = lift a removal + a personal
  * single-use invite link ({@link INVITE_LINK_LIFETIME_SECONDS}); revoke/kick = ban then unban (no lasting ban); ban =
- * for good. No bot → a failure naming `PUT /v1/projects/{id}/bot`; no Telegram user id or no linked chats → no call.
+ * for good; presence = `getChatMember`. No bot → a failure naming `PUT /v1/projects/{id}/bot`; no Telegram user id or no linked chats → no call.
  */
 export function telegramPlatformAdapter(dependencies: TelegramAdapterDependencies): PlatformAdapter {
   /** Opens the bot of the target's project, or answers why not. */
@@ -311,6 +312,16 @@ export function telegramPlatformAdapter(dependencies: TelegramAdapterDependencie
           api.unbanChatMember(chatId, userId, { only_if_banned: true }),
         ).then(() => undefined),
       );
+    },
+    async presenceOf(target): Promise<PlatformPresenceResult> {
+      // getChatMember in each linked chat: gone from any of them (left, or removed: kicked) is what counts.
+      let presence: 'present' | 'left' | 'kicked' | 'unknown' = 'unknown';
+      const result = await inEveryChat(target, async (api, settings, chatId, userId) => {
+        const member = await callTelegram(settings, 'getChatMember', () => api.getChatMember(chatId, userId));
+        if (member.status === 'left' || member.status === 'kicked') presence = member.status;
+        else if (presence === 'unknown') presence = 'present';
+      });
+      return result.ok ? { ok: true, presence } : result;
     },
   };
 }

@@ -57,3 +57,23 @@ export function stripeImportReader(dependencies: StripeAdapterDependencies) {
     }
   };
 }
+
+/**
+ * Reads one Stripe subscription by id with the project's key (an audit's repair: what Stripe has now). Returns it or the
+ * failure (`retryable` for 429, 5xx and an unreachable Stripe). Read-only.
+ */
+export function stripeSubscriptionRetriever(dependencies: StripeAdapterDependencies) {
+  const clientOf = stripeClientOf(dependencies);
+  return async (
+    target: { team_id: string; project_id: string },
+    subscriptionId: string,
+  ): Promise<{ ok: true; subscription: Stripe.Subscription } | ProviderFailure> => {
+    const client = await clientOf(target);
+    if (!('subscriptions' in client)) return client;
+    try {
+      return { ok: true, subscription: await client.subscriptions.retrieve(subscriptionId) };
+    } catch (error) {
+      return stripeFailure(client.errors, error, `read Stripe subscription ${subscriptionId}`);
+    }
+  };
+}

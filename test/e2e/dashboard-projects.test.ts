@@ -1,14 +1,15 @@
 /**
  * A creator starts from the dashboard without curl (DESIGN D21, D22, D26), in Chromium at 375 px: signs in,
  * creates a Telegram project, connects its bot against the loopback Telegram fake, links a chat, and finds
- * the join link to share; the new pages have no serious or critical axe-core violation. Screenshots go to
+ * the join link to share, and runs the access audit from its page (D34); the new pages have no serious or critical
+ * axe-core violation. Screenshots go to
  * `test-results/dashboard/`.
  */
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { DEMO_OWNER } from '../../shared/local/service.js';
 import { expectAccessible, screenshot } from '../support/browser.js';
-import { telegramDashboardFixture } from '../support/dashboard.js';
+import { telegramDashboardFixture, until } from '../support/dashboard.js';
 
 const PHONE = { width: 375, height: 812 };
 const BOT = { id: 7_100_200, username: 'readers_club_bot' };
@@ -102,5 +103,27 @@ describe('projects from the dashboard in Chromium at 375 px', () => {
     await page.getByRole('button', { name: `Delete project ${name}` }).click();
     await page.waitForURL(/\/dashboard\/projects\?deleted=1$/);
     expect((await api('GET', `/v1/projects/${projectId}`)).status).toBe(404);
+  });
+
+  it('runs the access audit from its page and shows it, accessible at 375 px', async () => {
+    const page = await signInWithLink(DEMO_OWNER.email, PHONE);
+    const project = (
+      await api('POST', '/v1/projects', { name: `Audited ${randomBytes(3).toString('hex')}`, platform_type: 'web' })
+    ).body as { id: string };
+    await page.goto(dashboard(`/projects/${project.id}/access-audit`));
+    expect(await page.getByText('This project has not been audited yet.').count()).toBe(1);
+    await page.getByRole('button', { name: 'Run audit now' }).click();
+    expect(await page.getByRole('status').textContent()).toContain('The audit started');
+    await until('the audit to finish', async () => {
+      await page.goto(dashboard(`/projects/${project.id}/access-audit`));
+      return (await page.getByText('succeeded', { exact: true }).count()) > 0;
+    });
+    expect(await page.getByText('No findings: payments, subscriptions and the platform agree.').count()).toBe(1);
+    await expectAccessible(page);
+    await screenshot(page, 'project-access-audit-375');
+    expect(
+      await page.evaluate(() => document.documentElement.scrollWidth),
+      'no sideways scrolling at 375 px',
+    ).toBeLessThanOrEqual(PHONE.width);
   });
 });

@@ -25,6 +25,7 @@ import {
   newEndpoint,
   newProjectEvent,
   recovery,
+  IDLE_SWEEP,
   useWebhookDeliveryFixture,
 } from '../support/fixtures/webhook-delivery.js';
 
@@ -46,25 +47,11 @@ describe('the sweeper\u2019s bounds', () => {
       },
     };
     const recording = recordingStore(ctx.runtime.store);
-    expect(await sweep({ ...backlogged, store: recording.store })).toEqual({
-      requeued: 0,
-      fannedOut: 0,
-      messages: 0,
-      replays: 0,
-      broadcasts: 0,
-      imports: 0,
-    });
+    expect(await sweep({ ...backlogged, store: recording.store })).toEqual(IDLE_SWEEP);
     expect(ctx.runtime.drain().queued).toEqual([]);
     expect(new Set(recording.commands)).toEqual(new Set(['QueryCommand'])); // reads of the indexes, no move
     // Nothing moved: a sweep with a queue that cannot tell finds all three.
-    expect(await sweep(ctx.runtime)).toEqual({
-      requeued: 3,
-      fannedOut: 0,
-      messages: 0,
-      replays: 0,
-      broadcasts: 0,
-      imports: 0,
-    });
+    expect(await sweep(ctx.runtime)).toEqual({ ...IDLE_SWEEP, requeued: 3 });
     expect(new Set(ctx.runtime.drain().queued.map((entry) => entry.message.delivery_id))).toEqual(
       new Set(rows.map((message) => message.delivery_id)),
     );
@@ -77,14 +64,7 @@ describe('the sweeper\u2019s bounds', () => {
         oldestWaitingSinceMs: () => ctx.clock.nowMs(),
       },
     };
-    expect(await sweep(caughtUp)).toEqual({
-      requeued: 3,
-      fannedOut: 0,
-      messages: 0,
-      replays: 0,
-      broadcasts: 0,
-      imports: 0,
-    });
+    expect(await sweep(caughtUp)).toEqual({ ...IDLE_SWEEP, requeued: 3 });
   });
 
   /** `count` pending deliveries (one endpoint, one project event each) whose attempt-1 messages are "lost". */
@@ -141,14 +121,7 @@ describe('the sweeper\u2019s bounds', () => {
     ctx.clock.advance(SWEEP_GRACE_MS + 1_000);
 
     // The first sweep re-queues all 30 (moving each forward in the index: one conditional update each).
-    expect(await sweep(runtime)).toEqual({
-      requeued: 30,
-      fannedOut: 0,
-      messages: 0,
-      replays: 0,
-      broadcasts: 0,
-      imports: 0,
-    });
+    expect(await sweep(runtime)).toEqual({ ...IDLE_SWEEP, requeued: 30 });
     const first = ctx.runtime.drain().queued.map((entry) => entry.message);
     expect(new Set(first.map((message) => message.delivery_id))).toEqual(
       new Set(lost.map((message) => message.delivery_id)),
@@ -161,14 +134,7 @@ describe('the sweeper\u2019s bounds', () => {
     // write.
     for (const step of [1_000, SWEEP_INTERVAL_MS / 2, SWEEP_INTERVAL_MS / 2]) {
       ctx.clock.advance(step);
-      expect(await sweep(runtime)).toEqual({
-        requeued: 0,
-        fannedOut: 0,
-        messages: 0,
-        replays: 0,
-        broadcasts: 0,
-        imports: 0,
-      });
+      expect(await sweep(runtime)).toEqual(IDLE_SWEEP);
       expect(ctx.runtime.drain().queued).toEqual([]);
       expect(take()).toEqual({
         requests: firstCounts.requests - 30,
@@ -183,23 +149,9 @@ describe('the sweeper\u2019s bounds', () => {
     for (const message of first.slice(0, 10))
       expect(await processDeliveryMessage(ctx.runtime, message)).toBe('succeeded');
     ctx.clock.advance(SWEEP_GRACE_MS - 1_000); // the interval + the grace after the first sweep, to the millisecond: not yet
-    expect(await sweep(runtime)).toEqual({
-      requeued: 0,
-      fannedOut: 0,
-      messages: 0,
-      replays: 0,
-      broadcasts: 0,
-      imports: 0,
-    });
+    expect(await sweep(runtime)).toEqual(IDLE_SWEEP);
     ctx.clock.advance(1_000);
-    expect(await sweep(runtime)).toEqual({
-      requeued: 20,
-      fannedOut: 0,
-      messages: 0,
-      replays: 0,
-      broadcasts: 0,
-      imports: 0,
-    });
+    expect(await sweep(runtime)).toEqual({ ...IDLE_SWEEP, requeued: 20 });
     const again = ctx.runtime.drain().queued.map((entry) => entry.message);
     expect(new Set(again.map((message) => message.delivery_id))).toEqual(
       new Set(first.slice(10).map((message) => message.delivery_id)),
@@ -210,23 +162,9 @@ describe('the sweeper\u2019s bounds', () => {
     // The 5 still waiting were re-queued twice: the spacing doubles (2 × the interval), so the sweep one spacing on
     // leaves them be.
     ctx.clock.advance(SWEEP_INTERVAL_MS + SWEEP_GRACE_MS + 1_000);
-    expect(await sweep(runtime)).toEqual({
-      requeued: 0,
-      fannedOut: 0,
-      messages: 0,
-      replays: 0,
-      broadcasts: 0,
-      imports: 0,
-    });
+    expect(await sweep(runtime)).toEqual(IDLE_SWEEP);
     ctx.clock.advance(SWEEP_INTERVAL_MS);
-    expect(await sweep(runtime)).toEqual({
-      requeued: 5,
-      fannedOut: 0,
-      messages: 0,
-      replays: 0,
-      broadcasts: 0,
-      imports: 0,
-    });
+    expect(await sweep(runtime)).toEqual({ ...IDLE_SWEEP, requeued: 5 });
     const third = ctx.runtime.drain().queued.map((entry) => entry.message);
     expect(new Set(third.map((message) => message.delivery_id))).toEqual(
       new Set(again.slice(15).map((message) => message.delivery_id)),
@@ -239,14 +177,7 @@ describe('the sweeper\u2019s bounds', () => {
 
     // Nothing is left for the sweeper.
     ctx.clock.advance(HOUR_MS);
-    expect(await sweep(runtime)).toEqual({
-      requeued: 0,
-      fannedOut: 0,
-      messages: 0,
-      replays: 0,
-      broadcasts: 0,
-      imports: 0,
-    });
+    expect(await sweep(runtime)).toEqual(IDLE_SWEEP);
     expect((await allDeliveries()).filter((delivery) => delivery.status === 'succeeded')).toHaveLength(30);
   });
 
@@ -283,14 +214,7 @@ describe('the sweeper\u2019s bounds', () => {
     const { runtime, counts } = indexCountingRuntime();
 
     // A sweep with a 20 s grace: the old event is fanned out; the index queries return it and nothing else.
-    expect(await sweep(runtime, 20_000)).toEqual({
-      requeued: 0,
-      fannedOut: 1,
-      messages: 0,
-      replays: 0,
-      broadcasts: 0,
-      imports: 0,
-    });
+    expect(await sweep(runtime, 20_000)).toEqual({ ...IDLE_SWEEP, fannedOut: 1 });
     expect(counts.indexRowsRead).toBe(1);
     expect(await deliveredEventIds()).toEqual([old.id]);
 
@@ -346,14 +270,7 @@ describe('the sweeper\u2019s bounds', () => {
       },
     };
     ctx.clock.advance(SWEEP_GRACE_MS + 1_000);
-    expect(await sweep({ ...ctx.runtime, store })).toEqual({
-      requeued: 1,
-      fannedOut: 0,
-      messages: 0,
-      replays: 0,
-      broadcasts: 0,
-      imports: 0,
-    });
+    expect(await sweep({ ...ctx.runtime, store })).toEqual({ ...IDLE_SWEEP, requeued: 1 });
     expect(racing.size).toBe(0);
     expect(ctx.runtime.drain().queued.map((entry) => entry.message)).toEqual([recovery(waiting)]);
     expect(await getDelivery(ctx.runtime, ctx.principal, succeeding.delivery_id)).toMatchObject({
@@ -367,25 +284,11 @@ describe('the sweeper\u2019s bounds', () => {
 
     // The crashed attempt is not lost: once its lease (60 s) and the grace have passed, it is re-queued.
     ctx.clock.advance(60_000 + SWEEP_GRACE_MS + 1_000);
-    expect(await sweep(ctx.runtime)).toEqual({
-      requeued: 1,
-      fannedOut: 0,
-      messages: 0,
-      replays: 0,
-      broadcasts: 0,
-      imports: 0,
-    });
+    expect(await sweep(ctx.runtime)).toEqual({ ...IDLE_SWEEP, requeued: 1 });
     expect(ctx.runtime.drain().queued.map((entry) => entry.message)).toEqual([recovery(leased)]);
     // The waiting one, still not processed, comes again the interval + the grace after it was re-queued.
     ctx.clock.advance(SWEEP_INTERVAL_MS);
-    expect(await sweep(ctx.runtime)).toEqual({
-      requeued: 1,
-      fannedOut: 0,
-      messages: 0,
-      replays: 0,
-      broadcasts: 0,
-      imports: 0,
-    });
+    expect(await sweep(ctx.runtime)).toEqual({ ...IDLE_SWEEP, requeued: 1 });
     expect(ctx.runtime.drain().queued.map((entry) => entry.message)).toEqual([recovery(waiting)]);
   });
 });

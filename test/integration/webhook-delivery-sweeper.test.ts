@@ -21,6 +21,7 @@ import {
   newEndpoint,
   newProjectEvent,
   oneDelivery,
+  IDLE_SWEEP,
   useWebhookDeliveryFixture,
 } from '../support/fixtures/webhook-delivery.js';
 
@@ -91,26 +92,12 @@ describe('lease and sweeper', () => {
 
     // The queue redelivers the message while the lease holds: skipped; the sweeper sees nothing due yet.
     expect(await processDeliveryMessage(ctx.runtime, message)).toBe('skipped');
-    expect(await sweep(ctx.runtime)).toEqual({
-      requeued: 0,
-      fannedOut: 0,
-      messages: 0,
-      replays: 0,
-      broadcasts: 0,
-      imports: 0,
-    });
+    expect(await sweep(ctx.runtime)).toEqual(IDLE_SWEEP);
     expect(ctx.runtime.drain()).toEqual({ queued: [], scheduled: [] });
 
     // Past the 60 s lease (and the sweeper's grace): the attempt is re-queued and sent again.
     ctx.clock.advance(60_000 + 60_000 + 1_000);
-    expect(await sweep(ctx.runtime)).toEqual({
-      requeued: 1,
-      fannedOut: 0,
-      messages: 0,
-      replays: 0,
-      broadcasts: 0,
-      imports: 0,
-    });
+    expect(await sweep(ctx.runtime)).toEqual({ ...IDLE_SWEEP, requeued: 1 });
     const { queued } = ctx.runtime.drain();
     expect(queued).toEqual([
       {
@@ -137,14 +124,7 @@ describe('lease and sweeper', () => {
 
     // Nothing is left for the sweeper.
     ctx.clock.advance(HOUR_MS);
-    expect(await sweep(ctx.runtime)).toEqual({
-      requeued: 0,
-      fannedOut: 0,
-      messages: 0,
-      replays: 0,
-      broadcasts: 0,
-      imports: 0,
-    });
+    expect(await sweep(ctx.runtime)).toEqual(IDLE_SWEEP);
   });
 
   it('a dispatcher whose lease expired mid-attempt does not overwrite the outcome of the one that took over', async () => {
@@ -180,37 +160,16 @@ describe('lease and sweeper', () => {
     await runAllUntil(message, 'awaiting_dead_letter');
     expect(ctx.runtime.drain().scheduled.map((entry) => entry.message.kind)).toEqual(['dead_letter']); // ...and "lost"
     ctx.clock.advance(72 * HOUR_MS - 1_000);
-    expect(await sweep(ctx.runtime)).toEqual({
-      requeued: 0,
-      fannedOut: 0,
-      messages: 0,
-      replays: 0,
-      broadcasts: 0,
-      imports: 0,
-    });
+    expect(await sweep(ctx.runtime)).toEqual(IDLE_SWEEP);
     ctx.clock.advance(60_000 + 2_000);
-    expect(await sweep(ctx.runtime)).toEqual({
-      requeued: 1,
-      fannedOut: 0,
-      messages: 0,
-      replays: 0,
-      broadcasts: 0,
-      imports: 0,
-    });
+    expect(await sweep(ctx.runtime)).toEqual({ ...IDLE_SWEEP, requeued: 1 });
     const { queued } = ctx.runtime.drain();
     expect(queued).toEqual([
       { message: { kind: 'dead_letter', team_id: ctx.teamId, delivery_id: delivery.id, attempt: 8 }, delaySeconds: 0 },
     ]);
     expect(await processDeliveryMessage(ctx.runtime, queued[0].message)).toBe('dead_lettered');
     expect((await getDelivery(ctx.runtime, ctx.principal, delivery.id)).status).toBe('dead');
-    expect(await sweep(ctx.runtime)).toEqual({
-      requeued: 0,
-      fannedOut: 0,
-      messages: 0,
-      replays: 0,
-      broadcasts: 0,
-      imports: 0,
-    });
+    expect(await sweep(ctx.runtime)).toEqual(IDLE_SWEEP);
   });
 
   it('the sweeper re-queues a lost retry timer and fans out an event whose stream record was lost', async () => {
@@ -220,14 +179,7 @@ describe('lease and sweeper', () => {
     ctx.runtime.drain(); // the 10 s message is "lost"
     const lostEvent = await newProjectEvent(); // never fanned out
     ctx.clock.advance(10_000 + 60_000 + 1_000);
-    expect(await sweep(ctx.runtime)).toEqual({
-      requeued: 1,
-      fannedOut: 1,
-      messages: 0,
-      replays: 0,
-      broadcasts: 0,
-      imports: 0,
-    });
+    expect(await sweep(ctx.runtime)).toEqual({ ...IDLE_SWEEP, requeued: 1, fannedOut: 1 });
     const { queued } = ctx.runtime.drain();
     const retry = queued.find((entry) => entry.message.delivery_id === delivery.id);
     expect(retry?.message).toEqual({

@@ -3,7 +3,7 @@
  * to it through `DISCORD_API_BASE_URL` (`<url>` = `http://127.0.0.1:<port>/api`; REST calls under `/api/v10`,
  * the token endpoint at `/api/oauth2/token`). It records every call (method, route with ids, authorization,
  * body), knows the bots, guilds, roles, members, bans, application commands and OAuth2 codes it was told
- * about (a code's exchange and each refresh issue fresh tokens; a refresh token works once, and an access
+ * about (the members list pages by `limit` and `after` in user id order; a code's exchange and each refresh issue fresh tokens; a refresh token works once, and an access
  * token stops working once refreshed; `expires_in` {@link TOKEN_LIFETIME_SECONDS}), answers 401 for an
  * unknown token, and can fail the next calls of a route (`failNext`) or rate-limit them (`rateLimitNext`,
  * 429 with `retry_after`). Unref'd, so it never keeps a test process alive; `stop()` closes it.
@@ -233,6 +233,21 @@ export async function startFakeDiscordApi(): Promise<FakeDiscordApi> {
         if (match[1] === 'PUT') roles.add(match[4]);
         else roles.delete(match[4]);
         return answer(204);
+      }
+      if ((match = /^GET \/guilds\/(\d+)\/members$/.exec(route))) {
+        const guild = known(match[1]);
+        if (!guild) return refuse(404, 'Unknown Guild', 10004);
+        const query = new URL(request.url ?? '/', 'http://fake').searchParams;
+        const limit = Math.min(1000, Math.max(1, Number(query.get('limit') ?? 1)));
+        const after = BigInt(query.get('after') ?? '0');
+        const page = [...guild.members.keys()]
+          .filter((id) => BigInt(id) > after)
+          .sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1))
+          .slice(0, limit);
+        return answer(
+          200,
+          page.map((id) => ({ user: { id, username: `user${id}` }, roles: [...guild.members.get(id)!] })),
+        );
       }
       if ((match = /^GET \/guilds\/(\d+)\/members\/(\d+)$/.exec(route))) {
         const roles = known(match[1])?.members.get(match[2]);

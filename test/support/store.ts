@@ -17,6 +17,7 @@ import { mintToken } from '../../shared/domain/tokens/repository.js';
 import type {
   BroadcastBatchMessage,
   ImportPageMessage,
+  AccessAuditPageMessage,
   DeliveryMessage,
   MessageSendMessage,
   ReplayBatchMessage,
@@ -160,6 +161,8 @@ export interface TestRuntime extends Runtime {
   broadcastBatches: BroadcastBatchMessage[];
   /** Every import job's page message sent to the queue, in order (kept apart from {@link queued}). */
   importPages: ImportPageMessage[];
+  /** Every access audit's page message sent to the queue, in order (kept apart from {@link queued}). */
+  auditPages: AccessAuditPageMessage[];
   /** Every message-send queue message, with its delay in seconds, in order (kept apart from {@link queued}). */
   messageSends: { message: MessageSendMessage; delaySeconds: number }[];
   /** Empties {@link queued} and {@link scheduled}, returning what they held. */
@@ -204,6 +207,7 @@ export async function createTestRuntime(options: {
     replayBatches: [],
     broadcastBatches: [],
     importPages: [],
+    auditPages: [],
     messageSends: [],
     deliveryQueue: {
       async send(messages, delaySeconds) {
@@ -211,6 +215,7 @@ export async function createTestRuntime(options: {
           if (message.kind === 'replay_batch') runtime.replayBatches.push({ ...message });
           else if (message.kind === 'broadcast_batch') runtime.broadcastBatches.push({ ...message });
           else if (message.kind === 'import_page') runtime.importPages.push({ ...message });
+          else if (message.kind === 'access_audit_page') runtime.auditPages.push({ ...message });
           else if (message.kind === 'message_send')
             runtime.messageSends.push({ message: { ...message }, delaySeconds });
           else runtime.queued.push({ message: { ...message }, delaySeconds });

@@ -1,7 +1,8 @@
 /**
  * A loopback fake of the Telegram Bot API (DESIGN §6: integrations are tested with their SDKs pointed at
  * loopback fakes): grammy's `Api` talks to it through `apiRoot`. It binds 127.0.0.1 on a free port, records
- * every call (token, method, JSON payload), knows the bots it was told about (`addBot`), answers 401 for any
+ * every call (token, method, JSON payload), knows the bots it was told about (`addBot`) and the statuses
+ * `getChatMember` answers (`setChatMemberStatus`), answers 401 for any
  * other or revoked token, and can fail the next calls of a method (`failNext`). Unref'd, so it never keeps
  * a test process alive; `stop()` closes it.
  */
@@ -27,6 +28,11 @@ export interface FakeBotApi {
   addBot(token: string, bot: { id: number; username: string }): void;
   /** Makes `token` invalid from now on (a revoked token: 401 Unauthorized). */
   revoke(token: string): void;
+  /**
+   * Sets what `getChatMember` answers for user `userId` in chat `chatId` (default `member`): e.g. `left` for a member
+   * who left without the bot seeing it.
+   */
+  setChatMemberStatus(chatId: string, userId: number, status: 'member' | 'left' | 'kicked'): void;
   /** Answers the next `times` calls of `method` with `error_code` and `description` (e.g. 500, 400). */
   failNext(method: string, failure: { error_code: number; description: string; times?: number }): void;
   stop(): Promise<void>;
@@ -44,6 +50,7 @@ export async function startFakeBotApi(): Promise<FakeBotApi> {
   const bots = new Map<string, { id: number; username: string }>();
   const failures = new Map<string, { error_code: number; description: string; times: number }>();
   const calls: BotApiCall[] = [];
+  const memberStatuses = new Map<string, string>();
   let links = 0;
   const server: Server = createServer((request, response) => {
     const answer = (status: number, body: unknown) => {
@@ -118,6 +125,14 @@ export async function startFakeBotApi(): Promise<FakeBotApi> {
                 text: payload.text,
               },
             });
+          case 'getChatMember':
+            return answer(200, {
+              ok: true,
+              result: {
+                status: memberStatuses.get(`${String(payload.chat_id)}:${String(payload.user_id)}`) ?? 'member',
+                user: { id: payload.user_id, is_bot: false, first_name: `User ${String(payload.user_id)}` },
+              },
+            });
           case 'setWebhook':
           case 'deleteWebhook':
           case 'banChatMember':
@@ -139,6 +154,7 @@ export async function startFakeBotApi(): Promise<FakeBotApi> {
     callsOf: (method) => calls.filter((call) => call.method === method),
     addBot: (token, bot) => void bots.set(token, bot),
     revoke: (token) => void bots.delete(token),
+    setChatMemberStatus: (chatId, userId, status) => void memberStatuses.set(`${chatId}:${userId}`, status),
     failNext: (method, failure) => void failures.set(method, { ...failure, times: failure.times ?? 1 }),
     stop: () =>
       new Promise<void>((resolve) => {

@@ -1,6 +1,7 @@
 /** @jsx h */
 /** @jsxFrag Fragment */
 import type { Ability } from '../../catalogues/abilities.js';
+import type { LatestAccessAudit } from '../../domain/access-audits/schema.js';
 import type { BillingOverview } from '../../domain/billing/schema.js';
 import type { Member } from '../../domain/members/schema.js';
 import type { Payment } from '../../domain/payments/schema.js';
@@ -21,7 +22,8 @@ import { subscriberPath } from './subscribers.js';
  * (from the metrics), disabled webhook endpoints (`listWebhookEndpoints` with `is_active=false`), members
  * whose last platform call failed (`platform_error`, read from the first page of each project's members:
  * there is no team-wide index of them), payments flagged because they do not match their plan's price (read from the
- * newest 100 payments of each project), and the team's billing grace period or lock (`getBilling`). Each check runs
+ * newest 100 payments of each project), the open findings of each project's latest access audit, and the team's
+ * billing grace period or lock (`getBilling`). Each check runs
  * only when the reader holds its ability; the ones skipped are named.
  */
 
@@ -148,6 +150,30 @@ async function platformChecks(
     facts.skipped.push({ what: 'platform errors', ability: 'project-user:view-any' });
 }
 
+/** Each project's open findings of its latest access audit (DESIGN D34), linking to its audit page. */
+async function auditChecks(
+  request: SignedInRequest,
+  projects: readonly Pick<Project, 'id' | 'name'>[],
+  facts: AttentionFacts,
+): Promise<void> {
+  const outcomes = await Promise.all(
+    projects.map((project) =>
+      read<LatestAccessAudit>(request, 'getLatestAccessAudit', { project_id: project.id, limit: 1 }),
+    ),
+  );
+  outcomes.forEach((outcome, index) => {
+    const project = projects[index];
+    if (!outcome.ok || outcome.result.open_findings === 0) return;
+    facts.items.push({
+      id: `attention-audit-${project.id}`,
+      text: `${project.name}: ${plural(outcome.result.open_findings, 'open finding', 'open findings')} of the access audit (payments, access and the platform differ).`,
+      href: `/dashboard/projects/${project.id}/access-audit`,
+    });
+  });
+  if (outcomes.some(isMissingAbility))
+    facts.skipped.push({ what: 'access audit findings', ability: 'project-subscription:view-any' });
+}
+
 /** Flagged payments listed per project, at most (the rest are counted in one sentence). */
 const FLAGGED_PAYMENTS_SHOWN = 5;
 
@@ -240,6 +266,7 @@ export async function teamAttention(
     teamChecks(request, facts),
     platformChecks(request, active, facts),
     flaggedPaymentChecks(request, active, facts),
+    auditChecks(request, active, facts),
   ]);
   return facts;
 }

@@ -86,6 +86,7 @@ export function ProjectTabs(props: { project: Project; current: string }): Html 
     [`${base}/access-codes`, 'Access codes'],
     [`${base}/messages`, 'Messages'],
     [`${base}/broadcasts`, 'Broadcasts'],
+    [`${base}/access-audit`, 'Access audit'],
     [`${base}/settings`, 'Settings'],
   ];
   return (

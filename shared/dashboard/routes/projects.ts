@@ -3,7 +3,7 @@ import { get, post } from './route.js';
 
 /**
  * Projects and their membership objects: settings, connections, plans, subscribers, subscriptions, access codes,
- * message templates, broadcasts.
+ * message templates, broadcasts, the access audit.
  */
 
 const projects = () => import('../pages/projects.js');
@@ -17,6 +17,7 @@ const changePlan = () => import('../pages/change-plan.js');
 const accessCodes = () => import('../pages/access-codes.js');
 const messages = () => import('../pages/messages.js');
 const broadcasts = () => import('../pages/broadcasts.js');
+const accessAudits = () => import('../pages/access-audits.js');
 
 /** The projects group's routes (a static segment is listed before the parameter it would match). */
 export const PROJECT_ROUTES: DashboardRoute[] = [
@@ -74,4 +75,7 @@ export const PROJECT_ROUTES: DashboardRoute[] = [
   get('/projects/:id/broadcasts', broadcasts, (m) => (request, params) => m.broadcastsPage(request, params)),
   get('/projects/:id/broadcasts/list', broadcasts, (m) => m.broadcastListPartial),
   post('/projects/:id/broadcasts', broadcasts, (m) => m.sendBroadcast),
+  get('/projects/:id/access-audit', accessAudits, (m) => (request, params) => m.accessAuditPage(request, params)),
+  post('/projects/:id/access-audit/run', accessAudits, (m) => m.runAccessAudit),
+  post('/projects/:id/access-audit/findings/:finding/repair', accessAudits, (m) => m.repairFinding),
 ];

@@ -8,7 +8,7 @@ import { putProviderCustomer, putProviderSubscriptionLink } from '../../store/pa
 import type { ImportPageResult } from '../../store/imports.js';
 import { unitOfWork } from '../../store/unit-of-work.js';
 import { withinTierLimit } from '../billing/repository.js';
-import { applyStripeEvent } from '../payments/stripe-events.js';
+import { followStripeSubscription } from '../payments/stripe-follow.js';
 import { STRIPE } from '../payments/stripe-event-context.js';
 import { createPlan } from '../plans/creation.js';
 import { getPlan } from '../plans/repository.js';
@@ -40,14 +40,11 @@ import type { ImportKind, ImportOutcome } from './schema.js';
 /** The Stripe-id problems that mean an object does not import (it is skipped with the message). */
 const NOT_APPLICABLE = new Set(['NOT_FOUND', 'CONFLICT', 'VALIDATION_FAILED', 'TIER_LIMIT_REACHED']);
 
-/** Changes applied per linked subscription and run (the hook's mapping applies one per event). */
-const MAX_UPDATE_STEPS = 4;
-
 /** What every object of a page needs: the runtime, the job's principal, the job, the project and its Stripe plans. */
 export interface ImportContext {
   runtime: Runtime;
   principal: Principal;
-  job: StoredImport;
+  job: Pick<StoredImport, 'id' | 'plan_mapping' | 'dry_run'>;
   project: Project;
   /** The project's plans by the Stripe price they are synced with (grows as prices are imported). */
   plansByPrice: Map<string, Plan>;
@@ -215,17 +212,12 @@ async function updateLinked(context: ImportContext, stripeSubscription: Stripe.S
       id,
     );
   }
-  const event = {
-    id: `import_${job.id}`,
-    type: 'customer.subscription.updated',
-    created: Math.floor(runtime.clock.nowMs() / 1000),
-    data: { object: stripeSubscription },
-  } as unknown as Stripe.Event;
-  let changed = false;
-  for (let step = 0; step < MAX_UPDATE_STEPS; step++) {
-    const outcome = await applyStripeEvent(runtime, principal, project.id, event);
-    if (!('applied' in outcome)) break;
-    changed = true;
-  }
+  const changed = await followStripeSubscription(
+    runtime,
+    principal,
+    project.id,
+    stripeSubscription,
+    `import_${job.id}`,
+  );
   tally(context, 'subscriptions', changed ? 'updated' : 'unchanged', id);
 }

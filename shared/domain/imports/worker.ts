@@ -37,7 +37,7 @@ export function importPrincipal(job: { id: string; team_id: string; project_id: 
 }
 
 /** The project's plans synced with a Stripe price (by price id), and every plan by id. */
-async function plansOf(runtime: Runtime, principal: Principal, projectId: string) {
+export async function plansOf(runtime: Runtime, principal: Principal, projectId: string) {
   const byPrice = new Map<string, Plan>();
   const byId = new Map<string, Plan>();
   let cursor: string | undefined;

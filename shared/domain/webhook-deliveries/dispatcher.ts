@@ -10,6 +10,7 @@ import { processReplayBatch, type ReplayBatchOutcome } from '../webhook-replays/
 import type { MessageSendOutcome } from '../messages/sending.js';
 import type { BroadcastBatchOutcome } from '../messages/broadcast-worker.js';
 import type { ImportPageOutcome } from '../imports/worker.js';
+import type { AccessAuditPageOutcome } from '../access-audits/worker.js';
 import { markDead, processDeadLetterMessage } from './dead-letter.js';
 import { signedDeliveryHeaders } from './fan-out.js';
 import { MAX_ATTEMPT_LOG, MAX_QUEUE_DELAY_SECONDS, leaseTerms } from './policy.js';
@@ -35,7 +36,8 @@ export type ProcessOutcome =
   | ReplayBatchOutcome
   | MessageSendOutcome
   | BroadcastBatchOutcome
-  | ImportPageOutcome;
+  | ImportPageOutcome
+  | AccessAuditPageOutcome;
 
 /**
  * Hands a message to the queue when it is due within {@link MAX_QUEUE_DELAY_SECONDS} (15 minutes, SQS
@@ -54,7 +56,7 @@ async function enqueueAt(
 
 /**
  * Handles one queue message (D7, D24, D25, D29): `attempt` (lease + slot → POST → outcome; `deferred` when the cap is
- * full), `dead_letter`, `replay_batch`, `message_send`, `broadcast_batch`, `import_page`; duplicates and stale messages → `skipped`. Throws only on store errors and when
+ * full), `dead_letter`, `replay_batch`, `message_send`, `broadcast_batch`, `import_page`, `access_audit_page`; duplicates and stale messages → `skipped`. Throws only on store errors and when
  * the endpoint's secrets do not open (the queue retries).
  */
 export async function processDeliveryMessage(runtime: Runtime, message: PipelineMessage): Promise<ProcessOutcome> {
@@ -66,6 +68,8 @@ export async function processDeliveryMessage(runtime: Runtime, message: Pipeline
   if (message.kind === 'broadcast_batch')
     return (await import('../messages/broadcast-worker.js')).processBroadcastBatch(runtime, message);
   if (message.kind === 'import_page') return (await import('../imports/worker.js')).processImportPage(runtime, message);
+  if (message.kind === 'access_audit_page')
+    return (await import('../access-audits/worker.js')).processAccessAuditPage(runtime, message);
   if (message.kind === 'dead_letter') return processDeadLetterMessage(runtime, message);
   // Attempt 1 from fan-out carries what it sends: lease and slot in one transaction, so a success costs 2 requests (3
   // the long way).

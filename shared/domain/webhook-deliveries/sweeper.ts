@@ -17,6 +17,7 @@ import { restartStalledReplays } from '../webhook-replays/worker.js';
 import { restartStalledBroadcasts } from '../messages/broadcast-worker.js';
 import { restartStalledImports } from '../imports/restart.js';
 import { requeueStalledMessages } from '../messages/sweeper.js';
+import { restartStalledAccessAudits } from '../access-audits/restart.js';
 import { recoveryMessage } from './state-machine.js';
 
 /**
@@ -28,8 +29,8 @@ import { recoveryMessage } from './state-machine.js';
 /**
  * Sweeps (every 5 min on AWS, seconds locally; DESIGN D7, D14): re-queues deliveries overdue by `graceMs`, fans out
  * stale outbox events, re-queues messages to subscribers whose queue message was lost, restarts stopped replay jobs
- * (D25), broadcasts (D32) and imports (D34). `graceMs`, `intervalMs`: MILLISECONDS. Returns the count of each; throws
- * only on store or queue errors.
+ * (D25), broadcasts (D32), imports and access audits (D34). `graceMs`, `intervalMs`: MILLISECONDS. Returns the count
+ * of each; throws only on store or queue errors.
  */
 export async function sweep(
   runtime: Runtime,
@@ -42,6 +43,7 @@ export async function sweep(
   replays: number;
   broadcasts: number;
   imports: number;
+  audits: number;
 }> {
   const nowMs = runtime.clock.nowMs();
   const spacingMs = Math.max(graceMs, intervalMs);
@@ -89,7 +91,8 @@ export async function sweep(
   const replays = await restartStalledReplays(runtime, nowMs - graceMs);
   const broadcasts = await restartStalledBroadcasts(runtime, nowMs - graceMs);
   const imports = await restartStalledImports(runtime, nowMs - graceMs);
-  return { requeued, fannedOut, messages, replays, broadcasts, imports };
+  const audits = await restartStalledAccessAudits(runtime, nowMs - graceMs);
+  return { requeued, fannedOut, messages, replays, broadcasts, imports, audits };
 }
 
 /**

@@ -1,0 +1,76 @@
+/**
+ * Access audits on Telegram (DESIGN D34), against the loopback Bot API: Telegram cannot list a chat's members, so the
+ * audit counts the members the bot recorded that no subscriber is linked to, and asks `getChatMember` about each
+ * entitled member; one gone from the chat without the bot seeing it is `member_left`, repaired with a new personal
+ * invite link sent as any grant's (on the subscription, in `member.access_granted`).
+ */
+import { describe, expect, it } from 'vitest';
+import { processAccessAuditPage } from '../../shared/domain/access-audits/worker.js';
+import {
+  CHAT_ID,
+  botCalls,
+  call,
+  chatMember,
+  deliver,
+  newEvents,
+  projectId,
+  runtime,
+  setUp,
+  telegram,
+  useTelegramFixture,
+} from '../support/fixtures/telegram.js';
+
+useTelegramFixture();
+
+const audits = () => `/v1/projects/${projectId}/access-audits`;
+
+/** Runs an audit to its end; answers the latest audit. */
+async function runAudit() {
+  expect((await call('POST', audits(), {})).status).toBe(202);
+  while (runtime.auditPages.length) await processAccessAuditPage(runtime, runtime.auditPages.shift()!);
+  const latest = (await call('GET', `${audits()}/latest`)).json;
+  expect(latest.status).toBe('succeeded');
+  return latest;
+}
+
+describe('access audits: Telegram', () => {
+  it('counts unlinked members seen, finds an entitled member who left unseen, and repairs with a new invite link', async () => {
+    const { secret, planId, subscriberId } = await setUp();
+    const subscription = (
+      await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriberId, plan_id: planId })
+    ).json;
+    const [link] = subscription.invite_links as { url: string }[];
+    expect((await deliver(chatMember(77, 'left', 'member', { inviteLink: link.url }), secret)).status).toBe(200);
+    expect((await deliver(chatMember(88, 'left', 'member'), secret)).status).toBe(200);
+
+    const clean = await runAudit();
+    expect(clean).toMatchObject({ open_findings: 0, unlinked_members: 1, audited: { platform_members: 2 } });
+    expect(botCalls('getChatMember').map((entry) => [entry.payload.chat_id, entry.payload.user_id])).toEqual([
+      [Number(CHAT_ID), 77],
+    ]);
+
+    telegram.setChatMemberStatus(CHAT_ID, 77, 'left');
+    const latest = await runAudit();
+    expect(latest.counts).toMatchObject({ member_left: 1 });
+    const [left] = latest.findings;
+    expect(left).toMatchObject({
+      kind: 'member_left',
+      objects: { platform_user_id: '77', subscription_id: subscription.id, subscriber_id: subscriberId },
+      repair: { action: 'grant_access' },
+    });
+    const invites = botCalls('createChatInviteLink').length;
+    await newEvents();
+    expect((await call('POST', `${audits()}/findings/${left.id}/repair`)).json).toMatchObject({ status: 'repaired' });
+    expect(botCalls('createChatInviteLink')).toHaveLength(invites + 1);
+    // The new link reaches the subscriber as any grant's does: on the subscription and in member.access_granted.
+    const [granted] = await newEvents();
+    expect(granted).toMatchObject({
+      type: 'member.access_granted',
+      data: { subscriber: { id: subscriberId }, member: { platform_user_id: '77' } },
+    });
+    const newLink = (granted.data as { invite_link: { url: string } }).invite_link;
+    expect(newLink.url).not.toBe(link.url);
+    const links = (await call('GET', `/v1/subscriptions/${subscription.id}`)).json.invite_links as { url: string }[];
+    expect(links.map((entry) => entry.url)).toContain(newLink.url);
+  });
+});
