@@ -1,10 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { DEFAULT_NEGOTIATED_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
+import {
+  createMcpHandler,
+  DEFAULT_NEGOTIATED_PROTOCOL_VERSION,
+  isLegacyRequest,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server';
 import { authenticateRequest } from '../auth/authenticate-request.js';
 import { requireAbility } from '../auth/authorize.js';
 import { ProblemError, toProblem } from '../errors.js';
 import { consumeRateLimit, rateLimitHeaders, type RateLimitState } from '../limits/rate-limit.js';
+import type { Principal } from '../auth/principal.js';
 import type { Runtime } from '../runtime.js';
 import {
   PROTECTED_RESOURCE_METADATA_PATHS,
@@ -15,6 +20,7 @@ import { buildMcpServer, connectMcpServer } from './server.js';
 import {
   invalidJsonRpc,
   jsonRpcError,
+  MODERN_PROTOCOL_VERSION,
   SESSION_HEADER_REQUIRED,
   SESSION_NOT_FOUND,
   toolListingOf,
@@ -127,6 +133,7 @@ export async function handleMcpHttpRequest(
   const requestId = context.requestId ?? randomUUID();
   const method = request.method.toUpperCase();
   let rate: RateLimitState | null = null;
+  let bodyRead: Promise<{ parsed: unknown; tooLarge: boolean }> | undefined;
   let response: Response;
   try {
     response = await serve();
@@ -151,7 +158,9 @@ export async function handleMcpHttpRequest(
   async function serve(): Promise<Response> {
     // Preflight: 204 before authentication, no token needed.
     if (method === 'OPTIONS') return new Response(null, { status: 204 });
-    const sessionHeader = request.headers.get('mcp-session-id');
+    // A 2026-07-28 request (its `_meta` envelope names the revision) is stateless: no session is read or written.
+    const modern = await isModernRequest();
+    const sessionHeader = modern ? null : request.headers.get('mcp-session-id');
     // The token, the session and the IP's counter are one BatchGet; a session id that is not a v4 UUID is never looked
     // up. A cookie never counts as a token.
     const sessionId = sessionHeader && isSessionId(sessionHeader) ? sessionHeader : null;
@@ -218,14 +227,11 @@ export async function handleMcpHttpRequest(
       return new Response(null, { status: 204 });
     }
 
-    const text = await request.text();
-    if (Buffer.byteLength(text) > MAX_MCP_BODY_BYTES) return mcpPayloadTooLarge();
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      return jsonRpcError(400, -32700, 'Parse error: Invalid JSON');
-    }
+    const body = await readBody();
+    if (body.tooLarge) return mcpPayloadTooLarge();
+    if (body.parsed === undefined) return jsonRpcError(400, -32700, 'Parse error: Invalid JSON');
+    const { parsed } = body;
+    if (modern) return serveModern(principal, parsed);
     // An absent `MCP-Protocol-Version` means the version negotiated at `initialize`.
     const effectiveVersion = versionHeader ?? liveSession?.protocol_version ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION;
     const invalid = invalidJsonRpc(parsed, effectiveVersion);
@@ -282,17 +288,54 @@ export async function handleMcpHttpRequest(
   }
 
   /**
+   * Serves a 2026-07-28 request through the SDK's per-request entry (no session, no `initialize`): it checks the
+   * `_meta` envelope and the `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers against the body (400,
+   * -32020 on disagreement) and answers `server/discover` with the server's identity, versions and capabilities.
+   */
+  async function serveModern(principal: Principal, parsed: unknown): Promise<Response> {
+    const listing = toolListingOf(request);
+    if (listing instanceof Response) return listing;
+    const handler = createMcpHandler(() => buildMcpServer(runtime, principal, requestId, listing), {
+      legacy: 'reject',
+    });
+    try {
+      const result = await handler.fetch(request, { parsedBody: parsed });
+      return Array.isArray(parsed) ? result : withToolScopeChallenge(result, principal, parsed as object, request);
+    } finally {
+      await handler.close().catch(() => undefined);
+    }
+  }
+
+  /** The POST body, read once: its text, its JSON (undefined when it is not JSON) and whether it is over the limit. */
+  function readBody(): Promise<{ parsed: unknown; tooLarge: boolean }> {
+    return (bodyRead ??= request.text().then((text) => {
+      if (Buffer.byteLength(text) > MAX_MCP_BODY_BYTES) return { parsed: undefined, tooLarge: true };
+      try {
+        return { parsed: JSON.parse(text) as unknown, tooLarge: false };
+      } catch {
+        return { parsed: undefined, tooLarge: false };
+      }
+    }));
+  }
+
+  /**
+   * True for a POST of the 2026-07-28 revision (the SDK's own classification of its JSON body); an
+   * `MCP-Protocol-Version` naming no revision this server serves stays with the 2025 path, which refuses it.
+   */
+  async function isModernRequest(): Promise<boolean> {
+    if (method !== 'POST') return false;
+    const version = request.headers.get('mcp-protocol-version');
+    if (version !== null && version !== MODERN_PROTOCOL_VERSION) return false;
+    const { parsed } = await readBody();
+    return parsed !== undefined && !(await isLegacyRequest(request, parsed));
+  }
+
+  /**
    * The POST body as parsed JSON for the activity log of a refused request; undefined when there is none or it is not
    * JSON.
    */
   async function bodyForLog(): Promise<unknown> {
-    if (method !== 'POST') return undefined;
-    try {
-      const text = await request.text();
-      return Buffer.byteLength(text) > MAX_MCP_BODY_BYTES ? undefined : JSON.parse(text);
-    } catch {
-      return undefined;
-    }
+    return method === 'POST' ? (await readBody()).parsed : undefined;
   }
 
   /** Writes the refused request's `tools/call` messages to the token's team log (DESIGN D5). */

@@ -2,7 +2,7 @@
  * The checks of a tool-server request before the MCP SDK sees it (DESIGN D5): the JSON-RPC shape of a POST
  * body, the `MCP-Protocol-Version` header, the `tools/list` opt-ins, and their JSON-RPC error answers.
  */
-import { JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import { specTypeSchemas, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
 import type { ToolListing } from './tools.js';
 
 /**
@@ -39,6 +39,9 @@ export function toolListingOf(request: Request): ToolListing | Response {
   };
 }
 
+/** The stateless protocol revision, served per request without `initialize` or sessions. */
+export const MODERN_PROTOCOL_VERSION = '2026-07-28';
+
 /** Protocol versions from which JSON-RPC batching is gone (MCP 2025-06-18 removed it). */
 const FIRST_VERSION_WITHOUT_BATCHING = '2025-06-18';
 
@@ -74,6 +77,10 @@ export function unsupportedProtocolVersion(header: string | null): Response | nu
   );
 }
 
+function isNotJsonRpcMessage(message: unknown): boolean {
+  return specTypeSchemas.JSONRPCMessage['~standard'].validate(message).issues !== undefined;
+}
+
 /** The id of a message that failed validation, when it has a usable one (JSON-RPC 2.0 §5: else null). */
 function usableId(message: unknown): string | number | null {
   const id = message && typeof message === 'object' ? (message as { id?: unknown }).id : undefined;
@@ -97,7 +104,7 @@ export function invalidJsonRpc(parsed: unknown, protocolVersion: string): Respon
       );
     }
     if (parsed.length === 0) return jsonRpcError(400, -32600, 'Invalid Request: empty batch');
-    const invalid = (parsed as unknown[]).find((message) => !JSONRPCMessageSchema.safeParse(message).success);
+    const invalid = (parsed as unknown[]).find((message) => isNotJsonRpcMessage(message));
     if (invalid !== undefined)
       return jsonRpcError(
         400,
@@ -107,7 +114,7 @@ export function invalidJsonRpc(parsed: unknown, protocolVersion: string): Respon
       );
     return null;
   }
-  if (!JSONRPCMessageSchema.safeParse(parsed).success)
+  if (isNotJsonRpcMessage(parsed))
     return jsonRpcError(
       400,
       -32600,
