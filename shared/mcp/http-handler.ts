@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import {
-  createMcpHandler,
   DEFAULT_NEGOTIATED_PROTOCOL_VERSION,
   isLegacyRequest,
   WebStandardStreamableHTTPServerTransport,
@@ -9,17 +8,17 @@ import { authenticateRequest } from '../auth/authenticate-request.js';
 import { requireAbility } from '../auth/authorize.js';
 import { ProblemError, toProblem } from '../errors.js';
 import { consumeRateLimit, rateLimitHeaders, type RateLimitState } from '../limits/rate-limit.js';
-import type { Principal } from '../auth/principal.js';
 import type { Runtime } from '../runtime.js';
 import {
   PROTECTED_RESOURCE_METADATA_PATHS,
   protectedResourceMetadataResponse,
   protectedResourceMetadataUrl,
 } from './resource-metadata.js';
-import { buildMcpServer, connectMcpServer } from './server.js';
+import { buildMcpServer, connectMcpServer, serveModernRequest } from './server.js';
 import {
   invalidJsonRpc,
   jsonRpcError,
+  methodNotAllowed,
   MODERN_PROTOCOL_VERSION,
   SESSION_HEADER_REQUIRED,
   SESSION_NOT_FOUND,
@@ -190,31 +189,8 @@ export async function handleMcpHttpRequest(
     }
 
     // No server-initiated stream: GET and anything but POST/DELETE are 405.
-    if (method === 'GET') {
-      return new Response(
-        JSON.stringify({
-          jsonrpc: '2.0',
-          error: {
-            code: -32000,
-            message: 'Method not allowed: this server sends no server-initiated stream; POST JSON-RPC messages.',
-          },
-          id: null,
-        }),
-        {
-          status: 405,
-          headers: { Allow: 'POST, DELETE, OPTIONS', 'Content-Type': 'application/json' },
-        },
-      );
-    }
-    if (method !== 'POST' && method !== 'DELETE') {
-      return new Response(
-        JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null }),
-        {
-          status: 405,
-          headers: { Allow: 'POST, GET, DELETE, OPTIONS', 'Content-Type': 'application/json' },
-        },
-      );
-    }
+    const notAllowed = methodNotAllowed(method);
+    if (notAllowed) return notAllowed;
     const versionHeader = request.headers.get('mcp-protocol-version');
     const liveSession = liveSessionOf(authentication.items, runtime.clock.nowMs());
     if (method === 'DELETE') {
@@ -231,7 +207,7 @@ export async function handleMcpHttpRequest(
     if (body.tooLarge) return mcpPayloadTooLarge();
     if (body.parsed === undefined) return jsonRpcError(400, -32700, 'Parse error: Invalid JSON');
     const { parsed } = body;
-    if (modern) return serveModern(principal, parsed);
+    if (modern) return serveModernRequest(runtime, principal, requestId, request, parsed);
     // An absent `MCP-Protocol-Version` means the version negotiated at `initialize`.
     const effectiveVersion = versionHeader ?? liveSession?.protocol_version ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION;
     const invalid = invalidJsonRpc(parsed, effectiveVersion);
@@ -284,25 +260,6 @@ export async function handleMcpHttpRequest(
       return withHeaders(result, { 'MCP-Session-Id': newSessionId });
     } finally {
       await server.close().catch(() => undefined);
-    }
-  }
-
-  /**
-   * Serves a 2026-07-28 request through the SDK's per-request entry (no session, no `initialize`): it checks the
-   * `_meta` envelope and the `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers against the body (400,
-   * -32020 on disagreement) and answers `server/discover` with the server's identity, versions and capabilities.
-   */
-  async function serveModern(principal: Principal, parsed: unknown): Promise<Response> {
-    const listing = toolListingOf(request);
-    if (listing instanceof Response) return listing;
-    const handler = createMcpHandler(() => buildMcpServer(runtime, principal, requestId, listing), {
-      legacy: 'reject',
-    });
-    try {
-      const result = await handler.fetch(request, { parsedBody: parsed });
-      return Array.isArray(parsed) ? result : withToolScopeChallenge(result, principal, parsed as object, request);
-    } finally {
-      await handler.close().catch(() => undefined);
     }
   }
 

@@ -58,6 +58,25 @@ export function jsonRpcError(
   });
 }
 
+/**
+ * 405 for an HTTP method the tool server does not serve (it sends no server-initiated stream, so GET too), with the
+ * `Allow` header; null for POST and DELETE.
+ */
+export function methodNotAllowed(method: string): Response | null {
+  if (method === 'POST' || method === 'DELETE') return null;
+  const get = method === 'GET';
+  const message = get
+    ? 'Method not allowed: this server sends no server-initiated stream; POST JSON-RPC messages.'
+    : 'Method not allowed.';
+  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }), {
+    status: 405,
+    headers: {
+      Allow: get ? 'POST, DELETE, OPTIONS' : 'POST, GET, DELETE, OPTIONS',
+      'Content-Type': 'application/json',
+    },
+  });
+}
+
 /** 400: a message other than `initialize` (or a DELETE) came without the `Mcp-Session-Id` header. */
 export const SESSION_HEADER_REQUIRED = () =>
   jsonRpcError(400, -32000, 'Bad Request: Mcp-Session-Id header is required');

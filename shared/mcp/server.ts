@@ -1,4 +1,5 @@
 import {
+  createMcpHandler,
   ProtocolErrorCode,
   Server,
   specTypeSchemas,
@@ -10,7 +11,11 @@ import type { Principal } from '../auth/principal.js';
 import { enumResource, ENUM_RESOURCES } from '../catalogues/resources.js';
 import { API_VERSION } from '../catalogues/version.js';
 import type { Runtime } from '../runtime.js';
-import { callTool, FULL_LISTING, listToolsResult, type ToolListing } from './tools.js';
+import { toolDefinition } from '../catalogues/tools.js';
+import { confirmationGate, takesConfirmation } from './confirmation.js';
+import { toolListingOf } from './request-checks.js';
+import { withToolScopeChallenge } from './scope-challenge.js';
+import { callTool, canCall, FULL_LISTING, listToolsResult, type ToolListing } from './tools.js';
 
 /** JSON-RPC error code for an unknown resource URI (MCP "Resources → Error handling"). */
 const RESOURCE_NOT_FOUND = -32002;
@@ -65,16 +70,17 @@ export function buildMcpServer(
     },
   );
   server.setRequestHandler('tools/list', async () => listToolsResult(principal, listing) as never);
-  server.setRequestHandler('tools/call', async (request) => {
-    const result = await callTool(
-      runtime,
-      principal,
-      request.params.name,
-      request.params.arguments,
-      requestId,
-      listing,
-    );
-    if (!result) throw protocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+  server.setRequestHandler('tools/call', async (request, context) => {
+    const { name, arguments: args } = request.params;
+    const tool = toolDefinition(name);
+    // Destructive and bulk tools the token may run pass the confirmation gate first.
+    const gate =
+      tool && args && takesConfirmation(tool) && canCall(principal, tool) && !listing.readOnly
+        ? confirmationGate(tool, args, principal.tokenId, requestId, context.mcpReq)
+        : { args };
+    if ('answer' in gate) return gate.answer as never;
+    const result = await callTool(runtime, principal, name, gate.args, requestId, listing);
+    if (!result) throw protocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
     return result;
   });
   server.setRequestHandler('resources/list', async () => ({
@@ -161,4 +167,28 @@ export async function connectMcpServer(server: Server, transport: Transport): Pr
     }
     deliver(message, extra);
   };
+}
+
+/**
+ * Serves one authenticated 2026-07-28 request (`parsed`, its JSON body) through the SDK's per-request entry: no
+ * session, no `initialize`; the entry checks the `_meta` envelope and the `MCP-Protocol-Version`, `Mcp-Method` and
+ * `Mcp-Name` headers against the body (400, -32020 on disagreement) and answers `server/discover` with the server's
+ * identity, revision and capabilities.
+ */
+export async function serveModernRequest(
+  runtime: Runtime,
+  principal: Principal,
+  requestId: string,
+  request: Request,
+  parsed: unknown,
+): Promise<Response> {
+  const listing = toolListingOf(request);
+  if (listing instanceof Response) return listing;
+  const handler = createMcpHandler(() => buildMcpServer(runtime, principal, requestId, listing), { legacy: 'reject' });
+  try {
+    const result = await handler.fetch(request, { parsedBody: parsed });
+    return Array.isArray(parsed) ? result : withToolScopeChallenge(result, principal, parsed as object, request);
+  } finally {
+    await handler.close().catch(() => undefined);
+  }
 }
