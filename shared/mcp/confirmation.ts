@@ -44,7 +44,7 @@ export const ChangeSummary = z.object({
 type ChangeSummary = z.output<typeof ChangeSummary>;
 
 /** True when `tool` runs only with a confirmation (its `destructiveHint` annotation). */
-export function needsConfirmation(tool: ToolDefinition): boolean {
+function needsConfirmation(tool: ToolDefinition): boolean {
   return tool.annotations.destructiveHint === true;
 }
 
