@@ -11,8 +11,10 @@ import type { LocalService } from '../shared/local/service.js';
 import { RATE_LIMITS } from '../shared/limits/rate-limit.js';
 import { mintTokens, summarize, tokensNeeded, type LatencySummary, type RequestCounter } from './support.js';
 
-/** The MCP protocol version the bench speaks (DESIGN D5: checked as the spec requires). */
+/** The MCP protocol version the bench speaks with a session (DESIGN D5: checked as the spec requires). */
 export const MCP_PROTOCOL_VERSION = '2025-06-18';
+/** The stateless MCP revision the bench also measures: no `initialize`, no session, the envelope in `_meta`. */
+const MCP_MODERN_VERSION = '2026-07-28';
 
 /** Outcome of one measured call. */
 export interface CallOutcome {
@@ -181,12 +183,14 @@ async function mcpPost(
   token: string,
   sessionId: string | null,
   message: unknown,
+  extraHeaders: Record<string, string> = {},
 ): Promise<Response> {
   const headers: Record<string, string> = {
     Authorization: `Bearer ${token}`,
     Accept: 'application/json, text/event-stream',
     'Content-Type': 'application/json',
     'MCP-Protocol-Version': MCP_PROTOCOL_VERSION,
+    ...extraHeaders,
   };
   if (sessionId) headers['MCP-Session-Id'] = sessionId;
   return fetch(service.mcpUrl, { method: 'POST', headers, body: JSON.stringify(message) });
@@ -315,20 +319,31 @@ export async function runRequestBenchmarks(options: RequestBenchmarkOptions): Pr
       );
     }
 
-    // MCP tools/call list_projects — one session per token (sessions are bound to their token).
-    {
+    // MCP tools/call list_projects: with a session per token (2025-06-18; sessions are bound to their token), and
+    // stateless (2026-07-28: no initialize, no session).
+    for (const modern of [false, true]) {
       // Each token also spends two requests on initialize + notifications/initialized.
-      const count = tokensNeeded(total + 2 * 20, RATE_LIMITS.mcp.limit);
+      const count = tokensNeeded(total + (modern ? 0 : 2 * 20), RATE_LIMITS.mcp.limit);
       const tokens = await mintTokens(service.store, teamId, count, 'bench mcp');
-      const sessions: string[] = [];
-      for (const token of tokens) sessions.push(await openMcpSession(service, token.token));
-      options.progress(
-        `MCP tools/call list_projects: ${tokens.length} tokens/sessions, ${options.warmup} warm-up + ${options.calls} calls`,
-      );
+      const sessions: Array<string | null> = [];
+      for (const token of tokens) sessions.push(modern ? null : await openMcpSession(service, token.token));
+      const name = `MCP tools/call list_projects ${modern ? MCP_MODERN_VERSION : MCP_PROTOCOL_VERSION}`;
+      options.progress(`${name}: ${tokens.length} tokens, ${options.warmup} warm-up + ${options.calls} calls`);
       let rpcId = 1;
+      const params = { name: 'list_projects', arguments: { limit: 25 } };
+      const envelope = {
+        'io.modelcontextprotocol/protocolVersion': MCP_MODERN_VERSION,
+        'io.modelcontextprotocol/clientInfo': { name: 'membership-bench', version: '1.0.0' },
+        'io.modelcontextprotocol/clientCapabilities': {},
+      };
+      const modernHeaders = {
+        'MCP-Protocol-Version': MCP_MODERN_VERSION,
+        'Mcp-Method': 'tools/call',
+        'Mcp-Name': 'list_projects',
+      };
       results.push(
         await measureCalls({
-          name: 'MCP tools/call list_projects',
+          name,
           warmup: options.warmup,
           calls: options.calls,
           tokens: tokens.length,
@@ -337,12 +352,18 @@ export async function runRequestBenchmarks(options: RequestBenchmarkOptions): Pr
           aimMaxRequests: 4,
           call: async (index) => {
             const slot = (index + tokens.length * total) % tokens.length;
-            const response = await mcpPost(service, tokens[slot].token, sessions[slot], {
-              jsonrpc: '2.0',
-              id: rpcId++,
-              method: 'tools/call',
-              params: { name: 'list_projects', arguments: { limit: 25 } },
-            });
+            const response = await mcpPost(
+              service,
+              tokens[slot].token,
+              sessions[slot],
+              {
+                jsonrpc: '2.0',
+                id: rpcId++,
+                method: 'tools/call',
+                params: modern ? { ...params, _meta: envelope } : params,
+              },
+              modern ? modernHeaders : {},
+            );
             const text = await response.text();
             if (response.status !== 200) return { ok: false, status: response.status, detail: text.slice(0, 200) };
             let message: { result?: { isError?: boolean; structuredContent?: { data?: unknown[] } }; error?: unknown };

@@ -3,7 +3,8 @@
  * DynamoDB Local on a free port, the local service in-process (port 0, unique tables) and an HTTPS
  * receiver, then runs:
  *   1. DynamoDB requests per call and latency: `GET /v1/teams/current`, `POST /v1/projects`, MCP
- *      `tools/call list_projects` (1,000 sequential calls each after 50 warm-up calls), each with its
+ *      `tools/call list_projects` in a 2025-06-18 session and stateless on 2026-07-28 (1,000 sequential calls each
+ *      after 50 warm-up calls), each with its
  *      latency ratio (p50 ÷ the p50 of its DynamoDB requests' summed durations in the call), and the front
  *      door: a join-page view and a checkout-session creation (against a loopback Stripe fake); then refused
  *      authentication, an unknown token id beside a wrong secret on both surfaces;

@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { DEFAULT_NEGOTIATED_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
+import {
+  DEFAULT_NEGOTIATED_PROTOCOL_VERSION,
+  isLegacyRequest,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server';
 import { authenticateRequest } from '../auth/authenticate-request.js';
 import { requireAbility } from '../auth/authorize.js';
 import { ProblemError, toProblem } from '../errors.js';
@@ -11,10 +14,12 @@ import {
   protectedResourceMetadataResponse,
   protectedResourceMetadataUrl,
 } from './resource-metadata.js';
-import { buildMcpServer, connectMcpServer } from './server.js';
+import { buildMcpServer, connectMcpServer, serveModernRequest } from './server.js';
 import {
   invalidJsonRpc,
   jsonRpcError,
+  methodNotAllowed,
+  MODERN_PROTOCOL_VERSION,
   SESSION_HEADER_REQUIRED,
   SESSION_NOT_FOUND,
   toolListingOf,
@@ -127,6 +132,7 @@ export async function handleMcpHttpRequest(
   const requestId = context.requestId ?? randomUUID();
   const method = request.method.toUpperCase();
   let rate: RateLimitState | null = null;
+  let bodyRead: Promise<{ parsed: unknown; tooLarge: boolean }> | undefined;
   let response: Response;
   try {
     response = await serve();
@@ -151,7 +157,9 @@ export async function handleMcpHttpRequest(
   async function serve(): Promise<Response> {
     // Preflight: 204 before authentication, no token needed.
     if (method === 'OPTIONS') return new Response(null, { status: 204 });
-    const sessionHeader = request.headers.get('mcp-session-id');
+    // A 2026-07-28 request (its `_meta` envelope names the revision) is stateless: no session is read or written.
+    const modern = await isModernRequest();
+    const sessionHeader = modern ? null : request.headers.get('mcp-session-id');
     // The token, the session and the IP's counter are one BatchGet; a session id that is not a v4 UUID is never looked
     // up. A cookie never counts as a token.
     const sessionId = sessionHeader && isSessionId(sessionHeader) ? sessionHeader : null;
@@ -181,31 +189,8 @@ export async function handleMcpHttpRequest(
     }
 
     // No server-initiated stream: GET and anything but POST/DELETE are 405.
-    if (method === 'GET') {
-      return new Response(
-        JSON.stringify({
-          jsonrpc: '2.0',
-          error: {
-            code: -32000,
-            message: 'Method not allowed: this server sends no server-initiated stream; POST JSON-RPC messages.',
-          },
-          id: null,
-        }),
-        {
-          status: 405,
-          headers: { Allow: 'POST, DELETE, OPTIONS', 'Content-Type': 'application/json' },
-        },
-      );
-    }
-    if (method !== 'POST' && method !== 'DELETE') {
-      return new Response(
-        JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null }),
-        {
-          status: 405,
-          headers: { Allow: 'POST, GET, DELETE, OPTIONS', 'Content-Type': 'application/json' },
-        },
-      );
-    }
+    const notAllowed = methodNotAllowed(method);
+    if (notAllowed) return notAllowed;
     const versionHeader = request.headers.get('mcp-protocol-version');
     const liveSession = liveSessionOf(authentication.items, runtime.clock.nowMs());
     if (method === 'DELETE') {
@@ -218,14 +203,11 @@ export async function handleMcpHttpRequest(
       return new Response(null, { status: 204 });
     }
 
-    const text = await request.text();
-    if (Buffer.byteLength(text) > MAX_MCP_BODY_BYTES) return mcpPayloadTooLarge();
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      return jsonRpcError(400, -32700, 'Parse error: Invalid JSON');
-    }
+    const body = await readBody();
+    if (body.tooLarge) return mcpPayloadTooLarge();
+    if (body.parsed === undefined) return jsonRpcError(400, -32700, 'Parse error: Invalid JSON');
+    const { parsed } = body;
+    if (modern) return serveModernRequest(runtime, principal, requestId, request, parsed);
     // An absent `MCP-Protocol-Version` means the version negotiated at `initialize`.
     const effectiveVersion = versionHeader ?? liveSession?.protocol_version ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION;
     const invalid = invalidJsonRpc(parsed, effectiveVersion);
@@ -281,18 +263,36 @@ export async function handleMcpHttpRequest(
     }
   }
 
+  /** The POST body, read once: its text, its JSON (undefined when it is not JSON) and whether it is over the limit. */
+  function readBody(): Promise<{ parsed: unknown; tooLarge: boolean }> {
+    return (bodyRead ??= request.text().then((text) => {
+      if (Buffer.byteLength(text) > MAX_MCP_BODY_BYTES) return { parsed: undefined, tooLarge: true };
+      try {
+        return { parsed: JSON.parse(text) as unknown, tooLarge: false };
+      } catch {
+        return { parsed: undefined, tooLarge: false };
+      }
+    }));
+  }
+
+  /**
+   * True for a POST of the 2026-07-28 revision (the SDK's own classification of its JSON body); an
+   * `MCP-Protocol-Version` naming no revision this server serves stays with the 2025 path, which refuses it.
+   */
+  async function isModernRequest(): Promise<boolean> {
+    if (method !== 'POST') return false;
+    const version = request.headers.get('mcp-protocol-version');
+    if (version !== null && version !== MODERN_PROTOCOL_VERSION) return false;
+    const { parsed } = await readBody();
+    return parsed !== undefined && !(await isLegacyRequest(request, parsed));
+  }
+
   /**
    * The POST body as parsed JSON for the activity log of a refused request; undefined when there is none or it is not
    * JSON.
    */
   async function bodyForLog(): Promise<unknown> {
-    if (method !== 'POST') return undefined;
-    try {
-      const text = await request.text();
-      return Buffer.byteLength(text) > MAX_MCP_BODY_BYTES ? undefined : JSON.parse(text);
-    } catch {
-      return undefined;
-    }
+    return method === 'POST' ? (await readBody()).parsed : undefined;
   }
 
   /** Writes the refused request's `tools/call` messages to the token's team log (DESIGN D5). */

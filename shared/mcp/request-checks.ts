@@ -2,7 +2,7 @@
  * The checks of a tool-server request before the MCP SDK sees it (DESIGN D5): the JSON-RPC shape of a POST
  * body, the `MCP-Protocol-Version` header, the `tools/list` opt-ins, and their JSON-RPC error answers.
  */
-import { JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import { specTypeSchemas, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
 import type { ToolListing } from './tools.js';
 
 /**
@@ -39,6 +39,9 @@ export function toolListingOf(request: Request): ToolListing | Response {
   };
 }
 
+/** The stateless protocol revision, served per request without `initialize` or sessions. */
+export const MODERN_PROTOCOL_VERSION = '2026-07-28';
+
 /** Protocol versions from which JSON-RPC batching is gone (MCP 2025-06-18 removed it). */
 const FIRST_VERSION_WITHOUT_BATCHING = '2025-06-18';
 
@@ -52,6 +55,25 @@ export function jsonRpcError(
   return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id }), {
     status,
     headers: { 'Content-Type': 'application/json' },
+  });
+}
+
+/**
+ * 405 for an HTTP method the tool server does not serve (it sends no server-initiated stream, so GET too), with the
+ * `Allow` header; null for POST and DELETE.
+ */
+export function methodNotAllowed(method: string): Response | null {
+  if (method === 'POST' || method === 'DELETE') return null;
+  const get = method === 'GET';
+  const message = get
+    ? 'Method not allowed: this server sends no server-initiated stream; POST JSON-RPC messages.'
+    : 'Method not allowed.';
+  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }), {
+    status: 405,
+    headers: {
+      Allow: get ? 'POST, DELETE, OPTIONS' : 'POST, GET, DELETE, OPTIONS',
+      'Content-Type': 'application/json',
+    },
   });
 }
 
@@ -72,6 +94,10 @@ export function unsupportedProtocolVersion(header: string | null): Response | nu
     -32000,
     `Bad Request: Unsupported protocol version: ${header} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`,
   );
+}
+
+function isNotJsonRpcMessage(message: unknown): boolean {
+  return specTypeSchemas.JSONRPCMessage['~standard'].validate(message).issues !== undefined;
 }
 
 /** The id of a message that failed validation, when it has a usable one (JSON-RPC 2.0 §5: else null). */
@@ -97,7 +123,7 @@ export function invalidJsonRpc(parsed: unknown, protocolVersion: string): Respon
       );
     }
     if (parsed.length === 0) return jsonRpcError(400, -32600, 'Invalid Request: empty batch');
-    const invalid = (parsed as unknown[]).find((message) => !JSONRPCMessageSchema.safeParse(message).success);
+    const invalid = (parsed as unknown[]).find((message) => isNotJsonRpcMessage(message));
     if (invalid !== undefined)
       return jsonRpcError(
         400,
@@ -107,7 +133,7 @@ export function invalidJsonRpc(parsed: unknown, protocolVersion: string): Respon
       );
     return null;
   }
-  if (!JSONRPCMessageSchema.safeParse(parsed).success)
+  if (isNotJsonRpcMessage(parsed))
     return jsonRpcError(
       400,
       -32600,

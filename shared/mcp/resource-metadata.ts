@@ -1,4 +1,4 @@
-import type { OAuthProtectedResourceMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { OAuthProtectedResourceMetadata } from '@modelcontextprotocol/server';
 import { ABILITY_VALUES } from '../catalogues/abilities.js';
 import { MCP_PATH, PROTECTED_RESOURCE_METADATA_PATH, PROTECTED_RESOURCE_METADATA_PATHS } from '../config.js';
 

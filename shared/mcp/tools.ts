@@ -9,6 +9,7 @@ import { parseIdempotencyKey } from '../limits/idempotency.js';
 import { invokeOperation, recordRefusedCall } from '../operations/invoke.js';
 import { operationById, type OperationId } from '../operations/registry.js';
 import type { Runtime } from '../runtime.js';
+import { ChangeSummary, confirmationProperties, takesConfirmation } from './confirmation.js';
 
 /** The tool table (DESIGN D13): the 42 catalogue tools, generated from the operation definitions. */
 export const TOOL_TABLE: readonly ToolDefinition<ToolName>[] = TOOL_DEFINITIONS;
@@ -83,18 +84,23 @@ function jsonSchema(schema: z.ZodMiniType, io: 'input' | 'output'): Record<strin
   return rest;
 }
 
+/** A tool's published input schema with the MCP-only `confirm` and `dry_run` arguments added. */
+function withConfirmationArguments(schema: Record<string, unknown>): Record<string, unknown> {
+  return { ...schema, properties: { ...(schema.properties as object), ...confirmationProperties() } };
+}
+
 /**
  * The published `outputSchema` of a tool: an object that is either the tool's result or, on a result
  * with `isError: true`, the problem document (DESIGN D1 puts it in `structuredContent`). Clients such as
  * the official SDK validate `structuredContent` even on errors, so both shapes must be admitted.
  */
-function resultOrProblemSchema(result: z.ZodMiniType): Record<string, unknown> {
+function resultOrProblemSchema(result: z.ZodMiniType, withSummary: boolean): Record<string, unknown> {
   const { $defs: resultDefinitions, ...resultRoot } = jsonSchema(result, 'output');
   const { $defs: problemDefinitions, ...problemRoot } = jsonSchema(Problem, 'output');
   const definitions = { ...(resultDefinitions as object | undefined), ...(problemDefinitions as object | undefined) };
   return {
     type: 'object',
-    anyOf: [resultRoot, problemRoot],
+    anyOf: withSummary ? [resultRoot, problemRoot, jsonSchema(ChangeSummary, 'output')] : [resultRoot, problemRoot],
     ...(Object.keys(definitions).length ? { $defs: definitions } : {}),
   };
 }
@@ -114,7 +120,7 @@ export interface ToolListing {
 export const FULL_LISTING: ToolListing = { callableOnly: false, readOnly: false };
 
 /** True when `principal` passes the tool's own authorization (ability and team-wide scope); never throws. */
-function canCall(principal: Principal, tool: ToolDefinition): boolean {
+export function canCall(principal: Principal, tool: ToolDefinition): boolean {
   try {
     authorizeOperation(principal, { ability: tool.ability, teamWide: tool.teamWide });
     return true;
@@ -139,8 +145,10 @@ export function listToolsResult(
     name: tool.name,
     title: tool.title,
     description: tool.description,
-    inputSchema: jsonSchema(tool.inputSchema, 'input'),
-    outputSchema: resultOrProblemSchema(tool.outputSchema),
+    inputSchema: takesConfirmation(tool)
+      ? withConfirmationArguments(jsonSchema(tool.inputSchema, 'input'))
+      : jsonSchema(tool.inputSchema, 'input'),
+    outputSchema: resultOrProblemSchema(tool.outputSchema, takesConfirmation(tool)),
     annotations: { title: tool.title, ...tool.annotations },
   }));
   const tools = publishedTools.filter((_published, index) => {

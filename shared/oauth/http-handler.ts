@@ -1,5 +1,5 @@
 import { escapeHtml } from '@kitajs/html';
-import type { OAuthMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { OAuthMetadata } from '@modelcontextprotocol/server';
 import { ABILITY_VALUES, isAbility, isReadAbility, type Ability } from '../catalogues/abilities.js';
 import { MCP_PATH } from '../config.js';
 import { DASHBOARD_PATH } from '../dashboard/http.js';

@@ -1,4 +1,4 @@
-import type { OAuthClientInformationFull } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { OAuthClientInformationFull } from '@modelcontextprotocol/server';
 import type { Runtime } from '../runtime.js';
 import { ClientMetadata, MAX_CLIENT_METADATA_BYTES } from './client-metadata.js';
 import { isAllowedRedirectUri, registerClient } from './clients.js';
