@@ -156,7 +156,8 @@ describe('webhook pipeline through the local server', () => {
   });
 
   it('replays dead deliveries in bulk with replay-dead: 202 with a job, progress at /v1/webhook-replays/{id}', async () => {
-    await newEndpoint('first');
+    // Endpoints of the other tests get the project's event too: the replay is limited to this test's endpoint.
+    const endpointId = await newEndpoint('first');
     answer = 500;
     const project = (await api('POST', '/v1/projects', { name: 'Replayed', platform_type: 'discord' })).body;
     const dead = await until('the second delivery to be dead', async () => {
@@ -167,18 +168,22 @@ describe('webhook pipeline through the local server', () => {
       );
     });
     answer = 200;
-    const dryRun = await api('POST', '/v1/webhook-deliveries/replay-dead', { since_hours: 1, dry_run: true });
+    const dryRun = await api('POST', '/v1/webhook-deliveries/replay-dead', {
+      since_hours: 1,
+      endpoint_id: endpointId,
+      dry_run: true,
+    });
     expect(dryRun).toMatchObject({
       status: 202,
       body: { dry_run: true, status: 'completed', matched: 1, replayed: 0 },
     });
-    const replay = await api('POST', '/v1/webhook-deliveries/replay-dead', { since_hours: 1 });
+    const replay = await api('POST', '/v1/webhook-deliveries/replay-dead', { since_hours: 1, endpoint_id: endpointId });
     expect(replay.status).toBe(202);
     expect(replay.body).toMatchObject({
       id: expect.any(String),
       status: 'running',
       matched: 1,
-      filters: { status: 'dead', since_hours: 1, endpoint_id: null, event_type: null },
+      filters: { status: 'dead', since_hours: 1, endpoint_id: endpointId, event_type: null },
     });
     const job = await until('the replay job to complete', async () => {
       const body = (await api('GET', `/v1/webhook-replays/${replay.body.id}`)).body;
@@ -189,7 +194,9 @@ describe('webhook pipeline through the local server', () => {
       'the replayed delivery to succeed',
       async () => (await api('GET', `/v1/webhook-deliveries/${dead.id}`)).body.status === 'succeeded',
     );
-    expect((await api('POST', '/v1/webhook-deliveries/replay-dead', { since_hours: 1 })).body).toMatchObject({
+    expect(
+      (await api('POST', '/v1/webhook-deliveries/replay-dead', { since_hours: 1, endpoint_id: endpointId })).body,
+    ).toMatchObject({
       matched: 0,
       replayed: 0,
       status: 'completed',

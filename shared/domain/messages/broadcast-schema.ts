@@ -29,7 +29,13 @@ export const BroadcastAudience = z
         context.addIssue({ code: 'custom', path: [], message: 'Give plan_ids, statuses or both.' });
     }),
   )
-  .register(z.globalRegistry, { id: 'BroadcastAudience' });
+  .register(z.globalRegistry, {
+    id: 'BroadcastAudience',
+    // At least one of the two, as the refinement above says, so the published schema states it too.
+    override: ({ jsonSchema }: { jsonSchema: Record<string, unknown> }) => {
+      jsonSchema.anyOf = [{ required: ['plan_ids'] }, { required: ['statuses'] }];
+    },
+  });
 /** A broadcast's audience (see {@link BroadcastAudience}). */
 export type BroadcastAudience = z.infer<typeof BroadcastAudience>;
 
