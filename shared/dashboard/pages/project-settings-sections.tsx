@@ -57,13 +57,7 @@ export function ProblemAt(props: { extra?: SettingsExtra; section: SettingsSecti
 }
 
 /** A password field that never carries a value back (write-only secrets). */
-export function SecretInput(props: {
-  id: string;
-  name: string;
-  label: string;
-  hint?: string;
-  required?: boolean;
-}): Html {
+function SecretInput(props: { id: string; name: string; label: string; hint?: string; required?: boolean }): Html {
   return (
     <div>
       <label for={props.id}>{props.label}</label>
