@@ -9,7 +9,7 @@ import { logger } from '../../logger.js';
 import { callPlatform, platformAdapters, type PlatformRuntime } from '../../platforms/adapters.js';
 import { DISCORD_CREDENTIAL, DiscordCallError, discordSettingsOf, loadDiscordClient } from '../../platforms/discord.js';
 import { discordUserLinkState, sealDiscordUserTokens } from '../../platforms/discord-user.js';
-import { consumeDiscordLinkState, putDiscordLinkState } from '../../store/members.js';
+import { consumeDiscordLinkState, putDiscordLinkState } from '../../store/discord-link-states.js';
 import type { Store } from '../../store/store.js';
 import { readPlanItems, readProjectItem, readSubscriberItem } from '../../store/subscriptions/reads.js';
 import { unitOfWork, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
