@@ -1,5 +1,6 @@
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
+import { ProjectTimings } from './test/project-timings.js';
 
 /**
  * Five projects (DESIGN D31, §6); `npm test` runs them all, `npm run test:<project>` one of them:
@@ -25,7 +26,7 @@ const STORE = { globalSetup: ['test/global-setup.ts'], setupFiles: ['test/setup-
  * A stale entry only changes the order.
  */
 const LONGEST_FILES = [
-  'test/infrastructure/stack.test.ts',
+  'test/infrastructure/stack-bundles.test.ts',
   'test/integration/fuzz.test.ts',
   'test/e2e/openapi-property.test.ts',
   'test/e2e/npm-start.test.ts',
@@ -78,6 +79,8 @@ export default defineConfig({
     isolate: false,
     restoreMocks: true,
     maxWorkers: 2,
+    // The default output, then a line per project with its time (test/project-timings.ts).
+    reporters: ['default', new ProjectTimings()],
     sequence: { sequencer: LongestFirstSequencer },
     env: { STRIPE_API_BASE_URL: 'http://127.0.0.1:9', TELEGRAM_API_ROOT: 'http://127.0.0.1:9' },
     projects: [
