@@ -3,7 +3,7 @@
  * every function and on the pipeline's queues (with the SNS option), API stage throttling, the
  * dispatcher's reserved concurrency and event-source maximum concurrency, active tracing, table deletion
  * protection and least-privilege IAM for read routes and workers. Bundling is stubbed (the bundle content
- * does not matter here; `stack.test.ts` builds the real bundles), so each synthesis runs no esbuild.
+ * does not matter here; `stack-bundles.test.ts` builds the real bundles), so each synthesis runs no esbuild.
  */
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

