@@ -1,5 +1,16 @@
-import { expect } from 'vitest';
-import type { CfnResource, SynthesizedTemplates } from './templates.js';
+import { afterAll, beforeAll, expect } from 'vitest';
+import {
+  removeOutputs,
+  synthesizeWithStubBundles,
+  type CfnResource,
+  type CfnTemplate,
+  type StubSynthesis,
+  type SynthesizedTemplate,
+  type SynthesizedTemplates,
+} from './templates.js';
+import { routeKey, type RegisteredOperation } from '../../shared/operations/registry.js';
+import { HOOK_ROUTES } from '../../shared/hooks/routes.js';
+import { UNSUBSCRIBE_PATH } from '../../shared/domain/messages/paths.js';
 
 /** One statement of an IAM policy document. */
 export type Statement = {
@@ -99,3 +110,50 @@ export function stackQueries(synthesis: () => SynthesizedTemplates) {
       ofType('AWS::ApiGatewayV2::Route').filter(([, r]) => refId(r.Properties.ApiId) === restApiId()),
   };
 }
+
+/**
+ * Synthesizes the app with stub bundles before the calling file's tests (its output removed after them), and gives the
+ * synthesis's templates (`resources`, `rootTemplate`, `templates`, read after `beforeAll`) with {@link stackQueries}.
+ */
+export function useStubSynthesis(prefix: string) {
+  let synthesized: StubSynthesis;
+  // Seconds alone, minutes on a loaded 2-core machine: a hook timeout of its own.
+  beforeAll(() => {
+    synthesized = synthesizeWithStubBundles(prefix);
+  }, 600_000);
+  afterAll(() => removeOutputs([synthesized.outdir]));
+  return {
+    ...stackQueries(() => synthesized),
+    /** Resources of all templates, nested-stack parameters resolved to the root's values. */
+    resources: (): Record<string, CfnResource> => synthesized.resources,
+    /** The root template. */
+    rootTemplate: (): CfnTemplate => synthesized.templates[0].template,
+    /** The root template and every nested stack's. */
+    templates: (): readonly SynthesizedTemplate[] => synthesized.templates,
+  };
+}
+
+/** Expects a role that only EventBridge Scheduler of this account may assume. */
+export function expectSchedulerTrust(role: CfnResource): void {
+  const trust = asArray<Statement>(role.Properties.AssumeRolePolicyDocument.Statement);
+  expect(trust).toHaveLength(1);
+  expect(trust[0]).toMatchObject({
+    Effect: 'Allow',
+    Action: 'sts:AssumeRole',
+    Principal: { Service: 'scheduler.amazonaws.com' },
+  });
+  expect(trust[0].Condition.StringEquals['aws:SourceAccount']).toEqual({ Ref: 'AWS::AccountId' });
+}
+
+/** The route keys the REST API must have for these operations: theirs, the hooks', `$default` and the HTML pages'. */
+export const expectedRouteKeys = (operations: readonly RegisteredOperation[]): string[] =>
+  [
+    ...operations.map(routeKey),
+    ...HOOK_ROUTES.map((hook) => `${hook.method} ${hook.path}`),
+    '$default',
+    'ANY /dashboard',
+    'ANY /dashboard/{proxy+}',
+    'ANY /join/{proxy+}',
+    'ANY /portal/{proxy+}',
+    `ANY ${UNSUBSCRIBE_PATH}`,
+  ].sort();

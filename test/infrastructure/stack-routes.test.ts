@@ -4,43 +4,19 @@
  */
 import { OPERATIONS, routeKey } from '../../shared/operations/registry.js';
 import { credentialKeyActions, credentialKeyUse } from '../../shared/credentials/usage.js';
-import { HOOK_ROUTES } from '../../shared/hooks/routes.js';
 import { DEAD_LETTER_TABLE_DEFINITION, TABLE_DEFINITION } from '../../shared/store/table-definition.js';
 import { IDEMPOTENCY_LOCK_SECONDS } from '../../shared/limits/idempotency.js';
-import { UNSUBSCRIBE_PATH } from '../../shared/domain/messages/paths.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  removeOutputs,
-  synthesizeWithStubBundles,
-  type CfnResource,
-  type CfnTemplate,
-  type StubSynthesis,
-  type SynthesizedTemplate,
-} from './templates.js';
-import { actionsOf, asArray, isBaselineAction, refId, stackQueries } from './stack-queries.js';
+import { describe, expect, it } from 'vitest';
+import { actionsOf, asArray, isBaselineAction, refId, useStubSynthesis, expectedRouteKeys } from './stack-queries.js';
 
-let synthesized: StubSynthesis;
-/** The root template and every nested stack's. */
-let templates: readonly SynthesizedTemplate[];
-/** The root template. */
-let rootTemplate: CfnTemplate;
-/** Resources of all templates, nested-stack parameters resolved to the root's values. */
-let resources: Record<string, CfnResource>;
+const synthesis = useStubSynthesis('test-stack-routes-');
 const { ofType, credentialsKeyId, onlyFunction, statementsOfFunction, functionOfRoute, restApiId, restRoutes } =
-  stackQueries(() => synthesized);
-
-beforeAll(() => {
-  synthesized = synthesizeWithStubBundles('test-stack-routes-');
-  ({ templates, resources } = synthesized);
-  rootTemplate = templates[0].template;
-});
-
-afterAll(() => removeOutputs([synthesized.outdir]));
+  synthesis;
 
 describe('tables', () => {
   for (const definition of [TABLE_DEFINITION, DEAD_LETTER_TABLE_DEFINITION]) {
     it(`${definition.logicalName} matches its shared definition`, () => {
-      const table = resources[definition.logicalName];
+      const table = synthesis.resources()[definition.logicalName];
       expect(table?.Type).toBe('AWS::DynamoDB::Table');
       expect(table.DeletionPolicy).toBe('Retain');
       const p = table.Properties;
@@ -88,29 +64,21 @@ describe('tables', () => {
 describe('REST API', () => {
   it('has one route per operation of the registry, keyed by routeKey, plus $default and the dashboard’s two, with no authorizer', () => {
     const routes = restRoutes();
-    expect(routes.map(([, r]) => r.Properties.RouteKey).sort()).toEqual(
-      [
-        ...OPERATIONS.map(routeKey),
-        ...HOOK_ROUTES.map((hook) => `${hook.method} ${hook.path}`),
-        '$default',
-        'ANY /dashboard',
-        'ANY /dashboard/{proxy+}',
-        'ANY /join/{proxy+}',
-        'ANY /portal/{proxy+}',
-        `ANY ${UNSUBSCRIBE_PATH}`,
-      ].sort(),
-    );
+    expect(routes.map(([, r]) => r.Properties.RouteKey).sort()).toEqual(expectedRouteKeys(OPERATIONS));
     for (const [, r] of routes) expect(r.Properties.AuthorizationType).toBe('NONE');
     expect(ofType('AWS::ApiGatewayV2::Authorizer')).toEqual([]);
-    expect(resources[restApiId()].Properties.CorsConfiguration).toBeUndefined();
+    expect(synthesis.resources()[restApiId()].Properties.CorsConfiguration).toBeUndefined();
   });
 
   it('sends unmatched requests ($default) to a Lambda that serves no operation and may touch no table', () => {
     const routes = restRoutes().filter(([, r]) => r.Properties.RouteKey === '$default');
     expect(routes).toHaveLength(1);
-    expect(rootTemplate.Resources[routes[0][0]], 'the $default route stays in the root stack').toBeDefined();
+    expect(
+      synthesis.rootTemplate().Resources[routes[0][0]],
+      'the $default route stays in the root stack',
+    ).toBeDefined();
     const functionId = functionOfRoute(routes[0][1]);
-    const fn = resources[functionId].Properties;
+    const fn = synthesis.resources()[functionId].Properties;
     expect(fn.Handler).toBe('unmatched-route.handler');
     expect(fn.Environment.Variables.OPERATION_ID).toBeUndefined();
     expect(JSON.stringify(statementsOfFunction(functionId))).not.toMatch(/dynamodb:|sqs:/);
@@ -125,7 +93,7 @@ describe('REST API', () => {
       const functionId = functionOfRoute(found[0][1]);
       expect(seen.has(functionId), `${operation.id} shares a Lambda`).toBe(false);
       seen.add(functionId);
-      const fn = resources[functionId].Properties;
+      const fn = synthesis.resources()[functionId].Properties;
       expect(fn.Handler).toBe(`${operation.id}.handler`);
       expect(fn.Environment.Variables.OPERATION_ID).toBeUndefined();
       expect(fn.Timeout).toBe(10);
@@ -146,8 +114,8 @@ describe('REST API', () => {
       const routes = restRoutes().filter(([, r]) => r.Properties.RouteKey === `POST /hooks/${platform}/{project_id}`);
       expect(routes).toHaveLength(1);
       const functionId = functionOfRoute(routes[0][1]);
-      expect(resources[functionId].Properties.Handler).toBe(`${functionFile}.handler`);
-      expect(resources[functionId].Properties.Timeout).toBe(10);
+      expect(synthesis.resources()[functionId].Properties.Handler).toBe(`${functionFile}.handler`);
+      expect(synthesis.resources()[functionId].Properties.Timeout).toBe(10);
       const statements = statementsOfFunction(functionId);
       const actions = actionsOf(statements).filter((action) => !action.startsWith('logs:'));
       expect(actions.filter((action) => action.startsWith('kms:'))).toEqual(['kms:Decrypt']);
@@ -167,7 +135,7 @@ describe('REST API', () => {
       const routes = restRoutes().filter(([, r]) => r.Properties.RouteKey === routeKey);
       expect(routes, routeKey).toHaveLength(1);
       const functionId = functionOfRoute(routes[0][1]);
-      expect(resources[functionId].Properties.Handler).toBe(handler);
+      expect(synthesis.resources()[functionId].Properties.Handler).toBe(handler);
       const actions = actionsOf(statementsOfFunction(functionId)).filter((action) => !action.startsWith('logs:'));
       expect(
         actions.filter((action) => action.startsWith('kms:')),
@@ -290,18 +258,20 @@ describe('credentials key (DESIGN D16)', () => {
 
   it('gives the REST routes the API endpoint as the public base URL of inbound hooks', () => {
     const [, connect] = onlyFunction('connectProjectBot.handler');
-    expect(connect.Properties.Environment.Variables.PUBLIC_BASE_URL).toEqual(rootTemplate.Outputs!.RestApiUrl.Value);
+    expect(connect.Properties.Environment.Variables.PUBLIC_BASE_URL).toEqual(
+      synthesis.rootTemplate().Outputs!.RestApiUrl.Value,
+    );
   });
 });
 
 describe('MCP API', () => {
   it('has its own API with ANY /mcp, OPTIONS /mcp, GET of the protected-resource and authorization-server metadata and ANY /oauth/{proxy+} to the MCP Lambda, and no API Gateway CORS', () => {
-    const mcpUrl = rootTemplate.Outputs!.McpUrl.Value['Fn::Join'][1];
+    const mcpUrl = synthesis.rootTemplate().Outputs!.McpUrl.Value['Fn::Join'][1];
     expect(mcpUrl[1]).toBe('/mcp');
     const apiId = refId(mcpUrl[0]);
-    expect(apiId).not.toBe(refId(rootTemplate.Outputs!.RestApiUrl.Value));
-    expect(resources[apiId].Properties.ProtocolType).toBe('HTTP');
-    expect(resources[apiId].Properties.CorsConfiguration).toBeUndefined();
+    expect(apiId).not.toBe(refId(synthesis.rootTemplate().Outputs!.RestApiUrl.Value));
+    expect(synthesis.resources()[apiId].Properties.ProtocolType).toBe('HTTP');
+    expect(synthesis.resources()[apiId].Properties.CorsConfiguration).toBeUndefined();
 
     const routes = ofType('AWS::ApiGatewayV2::Route').filter(([, r]) => refId(r.Properties.ApiId) === apiId);
     expect(routes.map(([, r]) => r.Properties.RouteKey).sort()).toEqual([
@@ -317,15 +287,15 @@ describe('MCP API', () => {
     expect(mcpFunction.Properties.Timeout).toBe(IDEMPOTENCY_LOCK_SECONDS);
     // OAuth consent happens on the dashboard, served by the REST API (DESIGN D30).
     expect(mcpFunction.Properties.Environment.Variables.DASHBOARD_BASE_URL).toEqual(
-      rootTemplate.Outputs!.RestApiUrl.Value,
+      synthesis.rootTemplate().Outputs!.RestApiUrl.Value,
     );
   });
 });
 
 describe('outputs', () => {
   it('exports RestApiUrl, McpUrl, DashboardUrl and TableName', () => {
-    const outputs = rootTemplate.Outputs!;
-    expect(resources[refId(outputs.RestApiUrl.Value)].Type).toBe('AWS::ApiGatewayV2::Api');
+    const outputs = synthesis.rootTemplate().Outputs!;
+    expect(synthesis.resources()[refId(outputs.RestApiUrl.Value)].Type).toBe('AWS::ApiGatewayV2::Api');
     expect(outputs.McpUrl.Value['Fn::Join'][1][1]).toBe('/mcp');
     expect(outputs.DashboardUrl.Value['Fn::Join'][1][1]).toBe('/dashboard');
     expect(outputs.TableName.Value).toEqual({ Ref: TABLE_DEFINITION.logicalName });

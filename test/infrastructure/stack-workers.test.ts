@@ -6,34 +6,20 @@ import { FUNCTION_FILES } from '../../lib/function-code.js';
 import { MAX_ROUTES_PER_STACK } from '../../lib/rest-api.js';
 import { OPERATIONS, routeKey } from '../../shared/operations/registry.js';
 import { DEAD_LETTER_TABLE_DEFINITION, TABLE_DEFINITION } from '../../shared/store/table-definition.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import type { CfnResource } from './templates.js';
 import {
-  removeOutputs,
-  synthesizeWithStubBundles,
-  type CfnResource,
-  type CfnTemplate,
-  type StubSynthesis,
-  type SynthesizedTemplate,
-} from './templates.js';
-import { actionsOf, asArray, isBaselineAction, refId, stackQueries, type Statement } from './stack-queries.js';
+  actionsOf,
+  asArray,
+  isBaselineAction,
+  refId,
+  useStubSynthesis,
+  expectSchedulerTrust,
+  type Statement,
+} from './stack-queries.js';
 
-let synthesized: StubSynthesis;
-/** The root template and every nested stack's. */
-let templates: readonly SynthesizedTemplate[];
-/** The root template. */
-let rootTemplate: CfnTemplate;
-/** Resources of all templates, nested-stack parameters resolved to the root's values. */
-let resources: Record<string, CfnResource>;
-const { ofType, onlyFunction, statementsOfRole, statementsOfFunction, schedulerRoles, retrySchedulerRole } =
-  stackQueries(() => synthesized);
-
-beforeAll(() => {
-  synthesized = synthesizeWithStubBundles('test-stack-workers-');
-  ({ templates, resources } = synthesized);
-  rootTemplate = templates[0].template;
-});
-
-afterAll(() => removeOutputs([synthesized.outdir]));
+const synthesis = useStubSynthesis('test-stack-workers-');
+const { ofType, onlyFunction, statementsOfRole, statementsOfFunction, schedulerRoles, retrySchedulerRole } = synthesis;
 
 /** Most resources any one template may hold (CloudFormation's limit is 500; DESIGN D23 keeps clear of it). */
 const MAX_RESOURCES_PER_TEMPLATE = 400;
@@ -47,7 +33,9 @@ const ACTIONS_REQUIRING_STAR_RESOURCE = ['dynamodb:ListStreams', 'xray:PutTeleme
 /** Actions every function's role has whatever it does: its own log group and X-Ray trace segments. */
 describe('stack layout (DESIGN D23)', () => {
   it(`keeps every template at or below ${MAX_RESOURCES_PER_TEMPLATE} resources`, () => {
-    const counts = templates.map((t) => ({ stack: t.path, resources: Object.keys(t.template.Resources).length }));
+    const counts = synthesis
+      .templates()
+      .map((t) => ({ stack: t.path, resources: Object.keys(t.template.Resources).length }));
     console.info('resources per template (registry):', JSON.stringify(counts));
     for (const { stack: where, resources: count } of counts)
       expect(count, where).toBeLessThanOrEqual(MAX_RESOURCES_PER_TEMPLATE);
@@ -55,7 +43,7 @@ describe('stack layout (DESIGN D23)', () => {
 
   it('holds each module’s routes and their Lambdas in its own nested stack; API, tables, queues, MCP and workers in the root', () => {
     const modules = [...new Set(OPERATIONS.map((operation) => operation.module))];
-    const nested = templates.filter((t) => t.nested);
+    const nested = synthesis.templates().filter((t) => t.nested);
     expect(nested).toHaveLength(
       modules.reduce(
         (sum, module) => sum + Math.ceil(OPERATIONS.filter((o) => o.module === module).length / MAX_ROUTES_PER_STACK),
@@ -78,7 +66,7 @@ describe('stack layout (DESIGN D23)', () => {
       const moduleOf = new Map(OPERATIONS.map((o) => [routeKey(o), o.module]));
       expect(new Set(routeKeys.map((key) => moduleOf.get(key)))).toEqual(new Set([operation.module]));
     }
-    const rootTypes = new Set(Object.values(rootTemplate.Resources).map((r) => r.Type));
+    const rootTypes = new Set(Object.values(synthesis.rootTemplate().Resources).map((r) => r.Type));
     for (const type of [
       'AWS::ApiGatewayV2::Api',
       'AWS::ApiGatewayV2::Stage',
@@ -89,7 +77,7 @@ describe('stack layout (DESIGN D23)', () => {
     ]) {
       expect(rootTypes.has(type), type).toBe(true);
     }
-    const rootHandlers = Object.values(rootTemplate.Resources)
+    const rootHandlers = Object.values(synthesis.rootTemplate().Resources)
       .filter((r) => r.Type === 'AWS::Lambda::Function')
       .map((r) => r.Properties.Handler)
       .sort();
@@ -111,7 +99,7 @@ describe('stack layout (DESIGN D23)', () => {
   });
 
   it('names the nested stacks’ parameters after what they carry', () => {
-    for (const t of templates.filter((x) => x.nested)) {
+    for (const t of synthesis.templates().filter((x) => x.nested)) {
       for (const name of Object.keys(t.template.Parameters ?? {})) {
         expect(
           [
@@ -151,12 +139,12 @@ describe('functions', () => {
         NODE_OPTIONS: '--enable-source-maps',
         POWERTOOLS_SERVICE_NAME: expect.any(String),
       });
-      expect(resources[refId(p.LoggingConfig.LogGroup)].Type).toBe('AWS::Logs::LogGroup');
+      expect(synthesis.resources()[refId(p.LoggingConfig.LogGroup)].Type).toBe('AWS::Logs::LogGroup');
     }
   });
 
   it('uses no custom resources (whose provider Lambdas would not be nodejs24.x)', () => {
-    const custom = Object.values(resources).filter(
+    const custom = Object.values(synthesis.resources()).filter(
       (r) => r.Type.startsWith('Custom::') || r.Type === 'AWS::CloudFormation::CustomResource',
     );
     expect(custom).toEqual([]);
@@ -177,7 +165,7 @@ describe('webhook pipeline', () => {
     expect(queue.Properties.SqsManagedSseEnabled).toBe(true);
     expect(queue.Properties.VisibilityTimeout).toBeGreaterThanOrEqual(6 * dispatcher.Properties.Timeout);
     expect(queue.Properties.RedrivePolicy.maxReceiveCount).toBe(5);
-    const dlq = resources[refId(queue.Properties.RedrivePolicy.deadLetterTargetArn)];
+    const dlq = synthesis.resources()[refId(queue.Properties.RedrivePolicy.deadLetterTargetArn)];
     expect(dlq.Type).toBe('AWS::SQS::Queue');
     expect(dlq.Properties.SqsManagedSseEnabled).toBe(true);
     const policies = ofType('AWS::SQS::QueuePolicy').filter(([, p]) =>
@@ -219,7 +207,7 @@ describe('webhook pipeline', () => {
       FunctionResponseTypes: ['ReportBatchItemFailures'],
     });
     expect(p.MaximumRetryAttempts).toBeGreaterThan(0);
-    expect(resources[refId(p.DestinationConfig.OnFailure.Destination)].Type).toBe('AWS::SQS::Queue');
+    expect(synthesis.resources()[refId(p.DestinationConfig.OnFailure.Destination)].Type).toBe('AWS::SQS::Queue');
     expect(p.FilterCriteria.Filters).toHaveLength(1);
     expect(JSON.parse(p.FilterCriteria.Filters[0].Pattern)).toEqual({
       eventName: ['INSERT'],
@@ -234,14 +222,7 @@ describe('webhook pipeline', () => {
     expect(groups[0][1].Properties.Name).toBe('membership-webhook-retries');
 
     const [roleId, role] = retrySchedulerRole();
-    const trust = asArray<Statement>(role.Properties.AssumeRolePolicyDocument.Statement);
-    expect(trust).toHaveLength(1);
-    expect(trust[0]).toMatchObject({
-      Effect: 'Allow',
-      Action: 'sts:AssumeRole',
-      Principal: { Service: 'scheduler.amazonaws.com' },
-    });
-    expect(trust[0].Condition.StringEquals['aws:SourceAccount']).toEqual({ Ref: 'AWS::AccountId' });
+    expectSchedulerTrust(role);
     expect(statementsOfRole(roleId)).toEqual([
       { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: { 'Fn::GetAtt': [queueId, 'Arn'] } },
     ]);
@@ -310,14 +291,7 @@ describe('deadline worker (DESIGN D15)', () => {
     expect(schedule.GroupName).toBeUndefined();
     expect(schedule.Target.Arn).toEqual({ 'Fn::GetAtt': [workerId, 'Arn'] });
     const roleId = refId(schedule.Target.RoleArn);
-    const trust = asArray<Statement>(resources[roleId].Properties.AssumeRolePolicyDocument.Statement);
-    expect(trust).toHaveLength(1);
-    expect(trust[0]).toMatchObject({
-      Effect: 'Allow',
-      Action: 'sts:AssumeRole',
-      Principal: { Service: 'scheduler.amazonaws.com' },
-    });
-    expect(trust[0].Condition.StringEquals['aws:SourceAccount']).toEqual({ Ref: 'AWS::AccountId' });
+    expectSchedulerTrust(synthesis.resources()[roleId]);
     expect(statementsOfRole(roleId)).toEqual([
       { Effect: 'Allow', Action: 'lambda:InvokeFunction', Resource: { 'Fn::GetAtt': [workerId, 'Arn'] } },
     ]);
@@ -360,7 +334,7 @@ describe('IAM', () => {
   /** Every statement of every identity and resource policy in every template. */
   function allStatements(): { where: string; statement: Statement }[] {
     const found: { where: string; statement: Statement }[] = [];
-    for (const [id, r] of Object.entries(resources)) {
+    for (const [id, r] of Object.entries(synthesis.resources())) {
       const documents: any[] = [];
       if (r.Type === 'AWS::IAM::Policy' || r.Type === 'AWS::IAM::ManagedPolicy' || r.Type === 'AWS::SQS::QueuePolicy') {
         documents.push(r.Properties.PolicyDocument);
