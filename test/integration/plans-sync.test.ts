@@ -3,58 +3,26 @@
  * failing or flaky adapter is injected at the use case. Every event emitted is read from the outbox and checked against
  * its published JSON Schema. Against DynamoDB Local, with an injected clock.
  */
-import { beforeEach, describe, expect, it } from 'vitest';
-import type { ManualClock } from '../../shared/clock.js';
+import { describe, expect, it } from 'vitest';
 import { updatePlan } from '../../shared/domain/plans/changes.js';
 import { syncPlan } from '../../shared/domain/plans/sync.js';
-import type { EventEnvelope } from '../../shared/events/outbox.js';
 import type { PaymentProviderAdapter } from '../../shared/providers/payment-provider.js';
 import { manualPaymentProvider } from '../../shared/providers/manual.js';
-import { keys } from '../../shared/store/keys.js';
 import { expectRestProblem } from '../support/guarantees.js';
-import { caller } from '../support/calls.js';
-import { TeamEventCursor } from '../support/events.js';
-import { createTestRuntime, seedTeam, testClock, type TestRuntime } from '../support/store.js';
 
-let clock: ManualClock;
-let runtime: TestRuntime;
-let team: Awaited<ReturnType<typeof seedTeam>>;
-let projectId: string;
-/** Events of the team already returned by {@link newEvents}. */
-let eventCursor: TeamEventCursor;
+import {
+  call,
+  connectManual,
+  createGold,
+  newEvents,
+  runtime,
+  setLiveSubscriptions,
+  team,
+  types,
+  usePlansFixture,
+} from '../support/fixtures/plans.js';
 
-/** The team's outbox events not returned before, oldest first, each checked against its published schema. */
-function newEvents(): Promise<EventEnvelope[]> {
-  return eventCursor.next();
-}
-
-const types = (events: EventEnvelope[]) => events.map((event) => event.type);
-const { call } = caller(() => ({ runtime, token: team.token }));
-const gold = { name: 'Gold', description: 'Everything', amount: 900, currency: 'EUR', interval: 'month' };
-const createGold = async (overrides: Record<string, unknown> = {}) => {
-  const reply = await call('POST', `/v1/projects/${projectId}/plans`, { ...gold, ...overrides });
-  expect(reply.status, reply.text).toBe(201);
-  return reply.json;
-};
-const connectManual = () => call('PUT', `/v1/projects/${projectId}/payment-provider`, { provider: 'manual' });
-
-/** Simulates the subscriptions use case's counter of live subscriptions on a plan (absent = 0). */
-async function setLiveSubscriptions(planId: string, count: number): Promise<void> {
-  await runtime.store.update({
-    Key: keys.plan(team.team.id, planId),
-    UpdateExpression: 'SET live_subscription_count = :count',
-    ExpressionAttributeValues: { ':count': count },
-  });
-}
-
-beforeEach(async () => {
-  clock = testClock();
-  runtime = await createTestRuntime({ clock });
-  team = await seedTeam(runtime.store, clock);
-  projectId = (await call('POST', '/v1/projects', { name: 'Book club', platform_type: 'telegram' })).json.id;
-  eventCursor = new TeamEventCursor(runtime.store, team.team.id);
-  await newEvents();
-});
+usePlansFixture();
 
 describe('sync to the payment provider (D22)', () => {
   it('refuses to sync without a provider, then the manual provider syncs at once on creation, price change and demand', async () => {
