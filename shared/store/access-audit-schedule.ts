@@ -105,4 +105,38 @@ export const accessAuditScheduleStore = {
       }),
     );
   },
+
+  /**
+   * Sets a project's audit policy and schedule (those given) and answers its audit state item after the change; a
+   * project not on the schedule yet (created before it was daily by default) is put on it, due at `nextAuditAtMs`.
+   */
+  async updateSettings(
+    store: Store,
+    teamId: string,
+    projectId: string,
+    settings: { policy?: string; schedule?: string },
+    nextAuditAtMs: number,
+  ): Promise<Item> {
+    const sets = ['entity = :entity'];
+    const values: Record<string, unknown> = { ':entity': entity.accessAuditState };
+    for (const [name, value] of Object.entries(accessAuditScheduleAttributes(teamId, projectId, nextAuditAtMs))) {
+      sets.push(
+        name === 'team_id' || name === 'project_id'
+          ? `${name} = :${name}`
+          : `${name} = if_not_exists(${name}, :${name})`,
+      );
+      values[`:${name}`] = value;
+    }
+    for (const [name, value] of Object.entries(settings))
+      if (value !== undefined) {
+        sets.push(`${name} = :${name}`);
+        values[`:${name}`] = value;
+      }
+    return (await store.update({
+      Key: keys.accessAuditState(teamId, projectId),
+      UpdateExpression: `SET ${sets.join(', ')}`,
+      ExpressionAttributeValues: values,
+      ReturnValues: 'ALL_NEW',
+    }))!;
+  },
 };

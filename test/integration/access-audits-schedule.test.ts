@@ -113,3 +113,30 @@ describe('the daily access audit', () => {
     }
   });
 });
+
+describe('the access audit settings', () => {
+  const settings = () => `/v1/projects/${projectId}/access-audit-settings`;
+
+  it('reads and changes the policy and schedule without running an audit; the next audit keeps them', async () => {
+    const createdAt = clock.nowMs();
+    expect(await ok('GET', settings())).toEqual({
+      project_id: projectId,
+      policy: 'report',
+      schedule: 'daily',
+      next_audit_at: new Date(createdAt + ACCESS_AUDIT_INTERVAL_MS).toISOString(),
+    });
+    expect(await ok('POST', settings(), { policy: 'repair' })).toMatchObject({ policy: 'repair', schedule: 'daily' });
+    expect(await ok('POST', settings(), { schedule: 'off' })).toMatchObject({ policy: 'repair', schedule: 'off' });
+    expect(runtime.auditPages).toEqual([]);
+    expect((await call('GET', `/v1/projects/${projectId}/access-audits/latest`)).status).toBe(404);
+    expect((await call('POST', settings(), { policy: 'sometimes' })).status).toBe(422);
+    expect(await ok('GET', settings())).toMatchObject({ policy: 'repair', schedule: 'off' });
+
+    await ok('POST', `/v1/projects/${projectId}/access-audits`, {}, 202);
+    while (runtime.auditPages.length) await processAccessAuditPage(runtime, runtime.auditPages.shift()!);
+    expect(await ok('GET', `/v1/projects/${projectId}/access-audits/latest`)).toMatchObject({ policy: 'repair' });
+    expect(await nextDay()).toEqual([]);
+    await ok('POST', settings(), { schedule: 'daily' });
+    expect(await nextDay()).toHaveLength(1);
+  });
+});
