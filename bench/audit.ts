@@ -29,6 +29,11 @@ export interface ImportFigures {
   seconds: number;
   subscriptionsPerSecond: number;
   stripeRequests: number;
+  dynamoDbRequests: number;
+  /** DynamoDB requests per subscription imported (every request of the job: plans, customers, subscriptions). */
+  dynamoDbPerSubscription: number;
+  /** Stripe requests per subscription imported (list pages of Prices, Customers and Subscriptions). */
+  stripePerSubscription: number;
 }
 
 /** What the audit bench measured. */
@@ -76,18 +81,29 @@ export async function measureImportAndAudit(options: {
 
     options.progress(`import: ${options.customers} Stripe customers and subscriptions`);
     let stripeBefore = stripe.requests.length;
+    counting.reset();
     let started = performance.now();
     const job = await createImport(runtime, team.principal, project.id, { source: 'stripe', dry_run: false });
-    while (runtime.importPages.length) await processImportPage(runtime, runtime.importPages.shift()!);
+    let importPages = 0;
+    while (runtime.importPages.length) {
+      await processImportPage(runtime, runtime.importPages.shift()!);
+      if (++importPages % 20 === 0)
+        options.progress(`import: ${importPages} pages in ${Math.round((performance.now() - started) / 1000)} s`);
+    }
     const seconds = (performance.now() - started) / 1000;
+    const importRequests = counting.requests();
     const imported = await getImport(runtime, team.principal, project.id, job.id);
     if (imported.status !== 'succeeded') throw new Error(`import ${imported.status}: ${imported.error}`);
+    const created = imported.counts.subscriptions.created;
     const importing: ImportFigures = {
       customers: options.customers,
-      subscriptions: imported.counts.subscriptions.created,
+      subscriptions: created,
       seconds,
-      subscriptionsPerSecond: imported.counts.subscriptions.created / seconds,
+      subscriptionsPerSecond: created / seconds,
       stripeRequests: stripe.requests.length - stripeBefore,
+      dynamoDbRequests: importRequests,
+      dynamoDbPerSubscription: importRequests / created,
+      stripePerSubscription: (stripe.requests.length - stripeBefore) / created,
     };
 
     // Drift at the fake, no webhook: a cancellation, a scheduled cancellation.

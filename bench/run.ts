@@ -21,6 +21,7 @@
  *      second, part `import`), then an access audit of them (DynamoDB and Stripe requests per audited Stripe
  *      subscription, part `audit`; either part runs both).
  * `BENCH_SCALE=small` shrinks every size for a quick run (page 100 stays page 100, with smaller pages);
+ * `BENCH_IMPORT_CUSTOMERS=<n>` sets the size of part 7 alone (the import runs its pages one after the other);
  * `BENCH_PARTS=calls,webhooks,replay,subscribers,metrics,messages,import,audit` (any of them) runs only those parts.
  * Prints readable tables on stdout, progress on stderr, and one JSON line last; at the end it also
  * writes the tables to `bench/RESULTS.md` with the date, machine and scale (`bench/results.ts`;
@@ -619,14 +620,24 @@ function printImportAndAudit(importing: ImportFigures, audit: AuditFigures): voi
   out(`\n7. The Stripe import and an access audit (loopback Stripe fake, queue messages run one after the other)\n`);
   out(
     formatTable(
-      ['customers', 'subscriptions imported', 'seconds', 'subscriptions/s', 'Stripe requests'],
+      [
+        'customers',
+        'subscriptions imported',
+        'seconds',
+        'subscriptions/s',
+        'DynamoDB req / sub',
+        'Stripe requests',
+        'Stripe req / sub',
+      ],
       [
         [
           importing.customers.toLocaleString('en-US'),
           importing.subscriptions.toLocaleString('en-US'),
           round(importing.seconds, 2),
           round(importing.subscriptionsPerSecond, 1),
+          round(importing.dynamoDbPerSubscription, 2),
           importing.stripeRequests,
+          round(importing.stripePerSubscription, 3),
         ],
       ],
     ),
@@ -937,7 +948,8 @@ async function main(): Promise<void> {
   // 7. The Stripe import (subscriptions per second) and an access audit (requests per audited subscription).
   let imported: Awaited<ReturnType<typeof measureImportAndAudit>> | null = null;
   if (PARTS.has('import') || PARTS.has('audit')) {
-    imported = await measureImportAndAudit({ store: service.store, customers: SIZE.importCustomers, progress });
+    const customers = Number(process.env.BENCH_IMPORT_CUSTOMERS ?? SIZE.importCustomers);
+    imported = await measureImportAndAudit({ store: service.store, customers, progress });
     if (imported.audit.findings !== 2)
       failures.push(`access audit: ${imported.audit.findings} findings, expected the 2 drifts made`);
     printImportAndAudit(imported.importing, imported.audit);
@@ -1190,6 +1202,9 @@ async function main(): Promise<void> {
         seconds: round(imported.importing.seconds, 3),
         subscriptions_per_s: round(imported.importing.subscriptionsPerSecond, 1),
         stripe_requests: imported.importing.stripeRequests,
+        ddb_requests: imported.importing.dynamoDbRequests,
+        ddb_per_subscription: round(imported.importing.dynamoDbPerSubscription, 2),
+        stripe_per_subscription: round(imported.importing.stripePerSubscription, 3),
       },
       audit: imported && {
         stripe_subscriptions: imported.audit.stripeSubscriptions,

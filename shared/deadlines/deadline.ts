@@ -23,7 +23,7 @@ export const DEADLINE_SHARDS = 16;
  * `subscription.clock` subscription (D15), `billing.period`/`billing.grace_period` team (null; D20),
  * `member.platform_sync` member and `subscription.invite_links` subscription (D22 backoff; one per subject),
  * `message.reminders` subscription (D32: its next reminder message), `gift.delivery` gift (D33: its access code to the
- * recipient), `project.access_audit` project (D34: its daily access audit).
+ * recipient). The daily access audit (D34) has an index partition of its own (`store/access-audit-schedule.ts`).
  */
 const DEADLINE_KINDS = [
   'access_code.expire',
@@ -34,7 +34,6 @@ const DEADLINE_KINDS = [
   'subscription.invite_links',
   'message.reminders',
   'gift.delivery',
-  'project.access_audit',
 ] as const;
 /** A kind of deadline (see {@link DEADLINE_KINDS}). */
 export type DeadlineKind = (typeof DEADLINE_KINDS)[number];

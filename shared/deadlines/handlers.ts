@@ -22,7 +22,4 @@ export const DEADLINE_HANDLERS = {
   'subscription.invite_links': applySubscriptionInviteLinks,
   'message.reminders': applyMessageReminders,
   'gift.delivery': applyGiftDelivery,
-  // Loaded on first use: the audit (its operation, worker and repairs) stays out of the deadline worker's entry.
-  'project.access_audit': async (runtime, deadline) =>
-    (await import('../domain/access-audits/schedule.js')).applyScheduledAccessAudit(runtime, deadline),
 } as const satisfies Record<DeadlineKind, DeadlineHandler>;

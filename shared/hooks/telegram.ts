@@ -3,6 +3,7 @@ import * as z from '../schemas/zod.js';
 import { openCredentialInConstantWork } from '../credentials/repository.js';
 import { recordPlatformMembership, type PlatformMembershipUpdate } from '../domain/members/platform-updates.js';
 import { recordBotPermissions } from '../domain/projects/changes.js';
+import { readPlatformUserClaim } from '../store/members.js';
 import { subscriberInvitedBy } from '../domain/subscriptions/platform-access.js';
 import { integrationsOf } from '../integrations.js';
 import { logger } from '../logger.js';
@@ -19,7 +20,8 @@ import { applyOnce, type HookReceiptRef } from './receipts.js';
  * time; missing project, no bot and wrong secret get the same 401 after the same work. Idempotent on `update_id`
  * (receipt in the effect's transaction; 200 once stored, 500 → Telegram resends). `chat_member` → join/leave/kick/ban
  * (a revoked invite link's join links no subscriber; the bot's own actions ignored); `my_chat_member` → bot
- * permissions; private `/account` → a one-time portal link (D27).
+ * permissions; private `/account` → a one-time portal link (D27); a message in a linked group from someone the bot has
+ * not recorded → recorded as joined (D34: Telegram cannot list a chat, so the audit reports the members seen).
  */
 
 const User = z.object({
@@ -43,7 +45,7 @@ const ChatMemberUpdated = z.object({
   invite_link: z.optional(z.object({ invite_link: z.string() })),
 });
 /** The part of a Telegram `Update` the hook reads. */
-/** A message (only what the `/account` command reads: a private chat, its sender and text). */
+/** A message (what the `/account` command reads: a private chat, its sender and text; in a group, its sender). */
 const Message = z.looseObject({
   chat: z.looseObject({ id: z.number(), type: z.string() }),
   from: z.optional(User),
@@ -136,6 +138,11 @@ async function handleTelegramUpdate(
     } catch {
       return { status: 400, body: { error: 'The body is not a Telegram update.' } };
     }
+    const sender = groupSender(parsed.message);
+    if (sender) {
+      await recordSeenSender(runtime, teamId, projectId, parsed.message!.chat.id, sender);
+      return { status: 200, body: { ok: true } };
+    }
     const receipt: HookReceiptRef = {
       teamId,
       source: 'telegram',
@@ -164,6 +171,45 @@ async function handleTelegramUpdate(
     });
     return { status: 500, body: { error: 'The update was not stored; send it again.' } };
   }
+}
+
+/**
+ * The person who wrote a group message, or null: not a group message, sent by a bot (or an anonymous admin), or the
+ * service message of someone leaving (its sender is the one who left, or who removed them).
+ */
+function groupSender(message: z.infer<typeof Message> | undefined): z.infer<typeof User> | null {
+  if (!message?.from || message.from.is_bot === true || 'left_chat_member' in message) return null;
+  return message.chat.type === 'group' || message.chat.type === 'supergroup' ? message.from : null;
+}
+
+/**
+ * Records the sender of a message in a linked group as joined (with `member.joined`) unless the bot has recorded them
+ * already: a known sender costs one read of their platform-user claim, and the receipt is not needed (recording a
+ * member twice changes nothing). Members already recorded change status only through `chat_member` updates.
+ */
+async function recordSeenSender(
+  runtime: Runtime,
+  teamId: string,
+  projectId: string,
+  chatId: number,
+  sender: z.infer<typeof User>,
+): Promise<void> {
+  const platformUserId = String(sender.id);
+  if ((await readPlatformUserClaim(runtime.store, teamId, projectId, platformUserId))?.member_id) return;
+  const project = await hookProject(runtime.store, teamId, projectId, 'telegram');
+  const linked = project?.resources.some(
+    (resource) =>
+      (resource.kind === 'channel' || resource.kind === 'group') && resource.platform_resource_id === String(chatId),
+  );
+  if (!linked) return;
+  await recordPlatformMembership(runtime, {
+    teamId,
+    projectId,
+    platformUserId,
+    change: 'joined',
+    username: sender.username ?? null,
+    displayName: displayName(sender),
+  });
 }
 
 /** The `/account` command (optionally `/account@bot_name`), alone or with arguments. */

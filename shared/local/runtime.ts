@@ -8,6 +8,7 @@ import { outsideRequestScope } from '../store/request-scope.js';
 import { processDeliveryMessage } from '../domain/webhook-deliveries/dispatcher.js';
 import { relayOutbox, sweep } from '../domain/webhook-deliveries/sweeper.js';
 import { applyDueDeadlines } from '../deadlines/worker.js';
+import { startDueAccessAudits } from '../domain/access-audits/scheduler.js';
 import { DEFAULT_MAX_CONCURRENCY } from '../domain/webhook-endpoints/policy.js';
 import type { WebhookTransport } from '../domain/webhook-deliveries/transport/port.js';
 import type { MailSender } from '../mail/port.js';
@@ -220,7 +221,10 @@ export function createLocalRuntime(options: LocalRuntimeOptions): LocalRuntime {
       const deadlineInterval = options.deadlineIntervalMs ?? Math.max(250, DEADLINE_WORKER_INTERVAL_MS / timeScale);
       deadlineTimer = setInterval(() => {
         if (deadlineRun || stopped) return; // one run at a time; a slow run delays the next tick
-        deadlineRun = outsideRequestScope(() => applyDueDeadlines(runtime, clock.nowMs()))
+        const nowMs = clock.nowMs();
+        deadlineRun = outsideRequestScope(() =>
+          applyDueDeadlines(runtime, nowMs).then(() => startDueAccessAudits(runtime, nowMs)),
+        )
           .then(() => undefined, onError)
           .finally(() => {
             deadlineRun = null;

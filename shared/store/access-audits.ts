@@ -11,10 +11,11 @@ import {
   type StoredFinding,
 } from '../domain/access-audits/record.js';
 import type { AccessAuditPhase, AccessAuditPolicy } from '../domain/access-audits/schema.js';
+import { accessAuditScheduleAttributes } from './access-audit-schedule.js';
 import { conditionally, ITEM_ABSENT } from './expressions.js';
 import { entity, keys, secondaryIndex, sortKeyPrefix } from './keys.js';
 import { queryPage, type Page } from './pages.js';
-import type { Item, Key } from './requests.js';
+import type { Key } from './requests.js';
 import { ConditionFailedError, type Store } from './store.js';
 
 /**
@@ -63,19 +64,26 @@ function clearRunning(job: StoredAccessAudit) {
 
 export const accessAuditStore = {
   /**
-   * Stores a new queued job, makes it the project's latest and running audit and sets the policy and schedule given,
-   * with `alsoPut` (the first audit's schedule deadline), in one transaction, unless an audit runs: then answers the
-   * running audit's id (and writes nothing).
+   * Stores a new queued job, makes it the project's latest and running audit and sets the policy and schedule given
+   * (and the next daily audit at `nextAuditAtMs`, epoch ms, when given), in one transaction, unless an audit runs: then
+   * answers the running audit's id (and writes nothing).
    */
   async start(
     store: Store,
     job: StoredAccessAudit,
     settings: { policy?: AccessAuditPolicy; schedule?: 'daily' | 'off' },
     nowMs: number,
-    alsoPut: readonly Item[] = [],
+    nextAuditAtMs?: number,
   ): Promise<{ started: true } | { started: false; runningAuditId: string }> {
     const sets = ['latest_audit_id = :id', 'running_audit_id = :id', 'entity = :entity'];
     const values: Record<string, unknown> = { ':id': job.id, ':entity': entity.accessAuditState };
+    if (nextAuditAtMs !== undefined)
+      for (const [name, value] of Object.entries(
+        accessAuditScheduleAttributes(job.team_id, job.project_id, nextAuditAtMs),
+      )) {
+        sets.push(`${name} = :${name}`);
+        values[`:${name}`] = value;
+      }
     if (settings.policy) {
       sets.push('policy = :policy');
       values[':policy'] = settings.policy;
@@ -106,7 +114,6 @@ export const accessAuditStore = {
             ConditionExpression: ITEM_ABSENT,
           },
         },
-        ...alsoPut.map((item) => ({ Put: { Item: item } })),
       ]);
       return { started: true };
     } catch (error) {

@@ -1,22 +1,36 @@
 /**
- * The daily access audit (DESIGN D34): a project's first audit starts its schedule: it is audited a day later and every
- * day after, by the deadline worker (the local timers run it every few seconds); `schedule: "off"` stops it and
- * `"daily"` brings it back; an audit still running is left alone that day. A project never audited has no schedule.
+ * The daily access audit (DESIGN D34): every project is on the schedule from its creation, and the deadline worker's
+ * run (the local timers run it every few seconds) audits it daily once it has something to compare (Stripe billing, a
+ * bot watching a linked chat) or was audited before; a project's first audit puts its next a day later;
+ * `schedule: "off"` stops it and `"daily"` brings it back; an audit still running is left alone that day. A project
+ * with nothing to compare, never audited, is not audited; a deleted project leaves the schedule.
  */
+import { randomBytes } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../shared/clock.js';
+import { localKeyEncryptionKey } from '../../shared/credentials/local-key.js';
 import { ACCESS_AUDIT_INTERVAL_MS } from '../../shared/domain/access-audits/first-schedule.js';
+import { startDueAccessAudits } from '../../shared/domain/access-audits/scheduler.js';
 import { processAccessAuditPage } from '../../shared/domain/access-audits/worker.js';
 import { applyDueDeadlines } from '../../shared/deadlines/worker.js';
+import { keys } from '../../shared/store/keys.js';
 import { caller } from '../support/calls.js';
 import { createTestRuntime, seedTeam, testClock, type TestRuntime } from '../support/store.js';
+import { startFakeStripeApi } from '../support/stripe-api.js';
+import { connectStripe } from '../support/stripe.js';
 
 let clock: ManualClock;
 let runtime: TestRuntime;
 let team: Awaited<ReturnType<typeof seedTeam>>;
 let projectId: string;
 
-const { ok } = caller(() => ({ runtime, token: team.token }));
+const { call, ok } = caller(() => ({ runtime, token: team.token }));
+
+/** One run of the deadline worker at the clock's now: the deadlines, then the daily audits. */
+async function applyDueDeadlinesAndAudits() {
+  await applyDueDeadlines(runtime, clock.nowMs());
+  return startDueAccessAudits(runtime, clock.nowMs());
+}
 
 beforeEach(async () => {
   clock = testClock();
@@ -28,7 +42,7 @@ beforeEach(async () => {
 /** Moves the clock a day on and runs the deadline worker; answers the audit pages it queued. */
 async function nextDay() {
   clock.advance(ACCESS_AUDIT_INTERVAL_MS);
-  await applyDueDeadlines(runtime, clock.nowMs());
+  await applyDueDeadlinesAndAudits();
   return runtime.auditPages.splice(0);
 }
 
@@ -38,10 +52,10 @@ describe('the daily access audit', () => {
     await ok('POST', `/v1/projects/${projectId}/access-audits`, {}, 202);
     await processAccessAuditPage(runtime, runtime.auditPages.shift()!);
     clock.advance(ACCESS_AUDIT_INTERVAL_MS - 60_000);
-    await applyDueDeadlines(runtime, clock.nowMs());
+    await applyDueDeadlinesAndAudits();
     expect(runtime.auditPages).toEqual([]);
     clock.advance(60_000);
-    await applyDueDeadlines(runtime, clock.nowMs());
+    await applyDueDeadlinesAndAudits();
     const [first] = runtime.auditPages.splice(0);
     expect(first).toMatchObject({ kind: 'access_audit_page', project_id: projectId });
     // Still running the next day: that day's audit is skipped, the schedule goes on.
@@ -61,6 +75,68 @@ describe('the daily access audit', () => {
     expect(await nextDay()).toEqual([]);
     await ok('POST', `/v1/projects/${projectId}/access-audits`, { schedule: 'daily' }, 202);
     while (runtime.auditPages.length) await processAccessAuditPage(runtime, runtime.auditPages.shift()!);
+    expect(await nextDay()).toHaveLength(1);
+  });
+
+  it('audits a project billed through Stripe daily from its creation, at the cost of a move for one with nothing to compare', async () => {
+    const stripeApi = await startFakeStripeApi({ nowMs: () => clock.nowMs() });
+    try {
+      runtime.integrations = {
+        keyEncryptionKey: localKeyEncryptionKey(randomBytes(32)),
+        telegramApiRoot: 'http://127.0.0.1:9',
+        stripeApiBaseUrl: stripeApi.url,
+        retry: { retries: 1, minTimeoutMs: 0 },
+      };
+      const billed = (await ok('POST', '/v1/projects', { name: 'Billed', platform_type: 'web' }, 201)).id as string;
+      await connectStripe(stripeApi, (path, body) => ok('PUT', path, body), billed);
+      const [first, ...others] = await nextDay();
+      expect(others).toEqual([]);
+      expect(first).toMatchObject({ kind: 'access_audit_page', project_id: billed });
+      await processAccessAuditPage(runtime, first);
+      while (runtime.auditPages.length) await processAccessAuditPage(runtime, runtime.auditPages.shift()!);
+      expect(await ok('GET', `/v1/projects/${billed}/access-audits/latest`)).toMatchObject({
+        trigger: 'schedule',
+        status: 'succeeded',
+      });
+      expect((await call('GET', `/v1/projects/${projectId}/access-audits/latest`)).status).toBe(404);
+      // Both stay on the schedule, a day on; a deleted project leaves it.
+      const state = (id: string) => runtime.store.get(keys.accessAuditState(team.team.id, id));
+      expect(Date.parse(String((await state(projectId))?.next_audit_at))).toBe(
+        clock.nowMs() + ACCESS_AUDIT_INTERVAL_MS,
+      );
+      await ok('DELETE', `/v1/projects/${projectId}`);
+      expect(await nextDay()).toHaveLength(1);
+      expect(await state(projectId)).toBeUndefined();
+      expect(await state(billed)).toBeDefined();
+    } finally {
+      await stripeApi.stop();
+    }
+  });
+});
+
+describe('the access audit settings', () => {
+  const settings = () => `/v1/projects/${projectId}/access-audit-settings`;
+
+  it('reads and changes the policy and schedule without running an audit; the next audit keeps them', async () => {
+    const createdAt = clock.nowMs();
+    expect(await ok('GET', settings())).toEqual({
+      project_id: projectId,
+      policy: 'report',
+      schedule: 'daily',
+      next_audit_at: new Date(createdAt + ACCESS_AUDIT_INTERVAL_MS).toISOString(),
+    });
+    expect(await ok('POST', settings(), { policy: 'repair' })).toMatchObject({ policy: 'repair', schedule: 'daily' });
+    expect(await ok('POST', settings(), { schedule: 'off' })).toMatchObject({ policy: 'repair', schedule: 'off' });
+    expect(runtime.auditPages).toEqual([]);
+    expect((await call('GET', `/v1/projects/${projectId}/access-audits/latest`)).status).toBe(404);
+    expect((await call('POST', settings(), { policy: 'sometimes' })).status).toBe(422);
+    expect(await ok('GET', settings())).toMatchObject({ policy: 'repair', schedule: 'off' });
+
+    await ok('POST', `/v1/projects/${projectId}/access-audits`, {}, 202);
+    while (runtime.auditPages.length) await processAccessAuditPage(runtime, runtime.auditPages.shift()!);
+    expect(await ok('GET', `/v1/projects/${projectId}/access-audits/latest`)).toMatchObject({ policy: 'repair' });
+    expect(await nextDay()).toEqual([]);
+    await ok('POST', settings(), { schedule: 'daily' });
     expect(await nextDay()).toHaveLength(1);
   });
 });

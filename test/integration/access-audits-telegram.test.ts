@@ -2,7 +2,8 @@
  * Access audits on Telegram (DESIGN D34), against the loopback Bot API: Telegram cannot list a chat's members, so the
  * audit counts the members the bot recorded that no subscriber is linked to, and asks `getChatMember` about each
  * entitled member; one gone from the chat without the bot seeing it is `member_left`, repaired with a new personal
- * invite link sent as any grant's (on the subscription, in `member.access_granted`).
+ * invite link sent as any grant's (on the subscription, in `member.access_granted`). A member seen only because they
+ * post in the linked group is recorded once, and counted.
  */
 import { describe, expect, it } from 'vitest';
 import { processAccessAuditPage } from '../../shared/domain/access-audits/worker.js';
@@ -16,13 +17,29 @@ import {
   projectId,
   runtime,
   setUp,
+  takeUpdateId,
   telegram,
+  types,
   useTelegramFixture,
+  user,
 } from '../support/fixtures/telegram.js';
 
 useTelegramFixture();
 
 const audits = () => `/v1/projects/${projectId}/access-audits`;
+
+/** A message `text` from `from` in chat `chat` (the linked group by default), with `extra` message fields. */
+const message = (from: Record<string, unknown>, text: string, chat = CHAT_ID, extra: Record<string, unknown> = {}) => ({
+  update_id: takeUpdateId(),
+  message: {
+    message_id: takeUpdateId(),
+    date: 1_700_000_000,
+    chat: { id: Number(chat), type: 'supergroup' },
+    from,
+    text,
+    ...extra,
+  },
+});
 
 /** Runs an audit to its end; answers the latest audit. */
 async function runAudit() {
@@ -72,5 +89,24 @@ describe('access audits: Telegram', () => {
     expect(newLink.url).not.toBe(link.url);
     const links = (await call('GET', `/v1/subscriptions/${subscription.id}`)).json.invite_links as { url: string }[];
     expect(links.map((entry) => entry.url)).toContain(newLink.url);
+  });
+
+  it('records a member seen only posting in the linked group once, and counts them unlinked', async () => {
+    const { secret } = await setUp();
+    expect((await deliver(message(user(91), 'hello'), secret)).status).toBe(200);
+    const [joined, ...others] = await newEvents();
+    expect(others).toEqual([]);
+    expect(joined).toMatchObject({
+      type: 'member.joined',
+      data: { member: { platform_user_id: '91', status: 'joined', username: 'user91' }, subscriber: null },
+    });
+    // Seen again, a bot, someone leaving (the service message's sender), another chat: nothing more is recorded.
+    await deliver(message(user(91), 'again'), secret);
+    await deliver(message({ ...user(92), is_bot: true }, 'beep'), secret);
+    await deliver(message(user(93), '', CHAT_ID, { left_chat_member: user(93) }), secret);
+    await deliver(message(user(94), 'elsewhere', '-1009999999999'), secret);
+    expect(types(await newEvents())).toEqual([]);
+
+    expect(await runAudit()).toMatchObject({ unlinked_members: 1, audited: { platform_members: 1 } });
   });
 });

@@ -5,50 +5,32 @@
  * second audit finds nothing. One audit of a project runs at a time (409 names it); a lost page message resumes; the
  * `repair` policy repairs as it finds; another team's token gets 404.
  */
-import { randomBytes } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ManualClock } from '../../shared/clock.js';
-import { localKeyEncryptionKey } from '../../shared/credentials/local-key.js';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { restartStalledAccessAudits } from '../../shared/domain/access-audits/restart.js';
 import { processAccessAuditPage } from '../../shared/domain/access-audits/worker.js';
 import { processImportPage } from '../../shared/domain/imports/worker.js';
 import { SWEEP_GRACE_MS } from '../../shared/domain/webhook-deliveries/policy.js';
 import { keys } from '../../shared/store/keys.js';
 import { caller } from '../support/calls.js';
-import { createTestRuntime, seedTeam, testClock, type TestRuntime } from '../support/store.js';
-import { startFakeStripeApi, type FakeStripeApi } from '../support/stripe-api.js';
-import type { SeededAccount } from '../support/stripe-lists.js';
-import { connectStripe } from '../support/stripe.js';
+import {
+  call,
+  clock,
+  ok,
+  projectId,
+  runtime,
+  seeded,
+  stripeApi,
+  team,
+  useStripeAccountFixture,
+} from '../support/fixtures/stripe-account.js';
+import { seedTeam } from '../support/store.js';
 
-let clock: ManualClock;
-let runtime: TestRuntime;
-let team: Awaited<ReturnType<typeof seedTeam>>;
-let projectId: string;
-let stripeApi: FakeStripeApi;
-let seeded: SeededAccount;
-
-const { call, ok } = caller(() => ({ runtime, token: team.token }));
+useStripeAccountFixture({ customers: 16 });
 
 beforeEach(async () => {
-  clock = testClock();
-  stripeApi = await startFakeStripeApi({ nowMs: () => clock.nowMs() });
-  runtime = await createTestRuntime({ clock });
-  runtime.integrations = {
-    keyEncryptionKey: localKeyEncryptionKey(randomBytes(32)),
-    telegramApiRoot: 'http://127.0.0.1:9',
-    stripeApiBaseUrl: stripeApi.url,
-    retry: { retries: 1, minTimeoutMs: 0 },
-  };
-  team = await seedTeam(runtime.store, clock);
-  projectId = (await ok('POST', '/v1/projects', { name: 'Club', platform_type: 'web' }, 201)).id as string;
-  await connectStripe(stripeApi, (path, body) => ok('PUT', path, body), projectId);
-  seeded = stripeApi.seedAccount(16);
   await ok('POST', `/v1/projects/${projectId}/imports`, { source: 'stripe' }, 202);
   while (runtime.importPages.length) await processImportPage(runtime, runtime.importPages.shift()!);
   clock.advance(60_000);
-});
-afterEach(async () => {
-  await stripeApi.stop();
 });
 
 const audits = () => `/v1/projects/${projectId}/access-audits`;

@@ -2,7 +2,8 @@
  * The dashboard's Access audit page without a browser (DESIGN D21, D34): "Run audit now" starts the audit through
  * `createAccessAudit`, the page lists the latest audit's findings with a Repair button each (CSRF like every form),
  * the repair runs `repairAccessAuditFinding` and the Discord fake sees the role removed; the home page counts the open
- * findings and links to the page.
+ * findings and links to the page. The policy and schedule form saves them through `updateAccessAuditSettings` without
+ * running an audit.
  */
 import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -94,5 +95,23 @@ describe('the Access audit page', () => {
     expect(repaired.body).toContain('repaired</span>');
     expect([...discord.guild(GUILD_ID).members.get(STRANGER)!]).toEqual([]);
     expect((await get('/dashboard')).body).not.toContain(`id="attention-audit-${projectId}"`);
+  });
+
+  it('saves the policy and schedule without running an audit', async () => {
+    const shown = await get(page());
+    expect(shown.body).toContain('<option value="report" selected');
+    expect(shown.body).toContain('Next daily audit');
+    const saved = await post(`${page()}/settings`, { policy: 'repair', schedule: 'off' });
+    expect(saved.statusCode).toBe(200);
+    expect(saved.body).toContain('The audit settings were saved.');
+    expect(saved.body).toContain('<option value="repair" selected');
+    expect(saved.body).toContain('<option value="off" selected');
+    expect(runtime.auditPages).toEqual([]);
+    expect((await call('GET', `/v1/projects/${projectId}/access-audit-settings`)).json).toMatchObject({
+      policy: 'repair',
+      schedule: 'off',
+    });
+    const refused = await post(`${page()}/settings`, { policy: 'sometimes' });
+    expect(refused.statusCode).toBe(422);
   });
 });

@@ -5,50 +5,27 @@
  * creates nothing, and a subscription changed at Stripe is updated; only GETs reach Stripe (nobody is charged); a page
  * Stripe's rate limit refused runs again, and a job whose page message was lost resumes where it stopped.
  */
-import { randomBytes } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ManualClock } from '../../shared/clock.js';
-import { localKeyEncryptionKey } from '../../shared/credentials/local-key.js';
+import { describe, expect, it } from 'vitest';
 import { restartStalledImports } from '../../shared/domain/imports/restart.js';
 import { ImportPageRetry, processImportPage } from '../../shared/domain/imports/worker.js';
 import { SWEEP_GRACE_MS } from '../../shared/domain/webhook-deliveries/policy.js';
 import { keys } from '../../shared/store/keys.js';
-import { caller } from '../support/calls.js';
 import { TeamEventCursor } from '../support/events.js';
-import { createTestRuntime, seedTeam, testClock, type TestRuntime } from '../support/store.js';
-import { startFakeStripeApi, type FakeStripeApi } from '../support/stripe-api.js';
-import type { SeededAccount } from '../support/stripe-lists.js';
-import { connectStripe } from '../support/stripe.js';
+import {
+  call,
+  clock,
+  ok,
+  projectId,
+  runtime,
+  seeded,
+  stripeApi,
+  team,
+  useStripeAccountFixture,
+} from '../support/fixtures/stripe-account.js';
 
 const CUSTOMERS = 300;
 
-let clock: ManualClock;
-let runtime: TestRuntime;
-let team: Awaited<ReturnType<typeof seedTeam>>;
-let projectId: string;
-let stripeApi: FakeStripeApi;
-let seeded: SeededAccount;
-
-const { call, ok } = caller(() => ({ runtime, token: team.token }));
-
-beforeEach(async () => {
-  clock = testClock();
-  stripeApi = await startFakeStripeApi({ nowMs: () => clock.nowMs() });
-  runtime = await createTestRuntime({ clock });
-  runtime.integrations = {
-    keyEncryptionKey: localKeyEncryptionKey(randomBytes(32)),
-    telegramApiRoot: 'http://127.0.0.1:9',
-    stripeApiBaseUrl: stripeApi.url,
-    retry: { retries: 1, minTimeoutMs: 0 },
-  };
-  team = await seedTeam(runtime.store, clock);
-  projectId = (await ok('POST', '/v1/projects', { name: 'Club', platform_type: 'web' }, 201)).id as string;
-  await connectStripe(stripeApi, (path, body) => ok('PUT', path, body), projectId);
-  seeded = stripeApi.seedAccount(CUSTOMERS);
-});
-afterEach(async () => {
-  await stripeApi.stop();
-});
+useStripeAccountFixture({ customers: CUSTOMERS });
 
 /** Starts an import and runs its page messages one at a time until none is left; answers the finished job. */
 async function runImport(body: Record<string, unknown>) {

@@ -66,6 +66,10 @@ export default defineIsolationCases<{ findingOfB: string }>({
   operations: {
     createAccessAudit: { foreign: { input: (w) => ({ project_id: w.b.project.id }), expect: NOT_FOUND } },
     getLatestAccessAudit: { foreign: { input: (w) => ({ project_id: w.b.project.id }), expect: NOT_FOUND } },
+    getAccessAuditSettings: { foreign: { input: (w) => ({ project_id: w.b.project.id }), expect: NOT_FOUND } },
+    updateAccessAuditSettings: {
+      foreign: { input: (w) => ({ project_id: w.b.project.id, policy: 'repair' }), expect: NOT_FOUND },
+    },
     repairAccessAuditFinding: {
       foreign: {
         input: (w, extra) => ({ project_id: w.b.project.id, finding_id: extra.findingOfB }),

@@ -1,18 +1,35 @@
 /** @jsx h */
 /** @jsxFrag Fragment */
 import type { ApiGatewayResult } from '../../http/api-gateway.js';
-import type { AccessAudit, AccessAuditFinding, LatestAccessAudit } from '../../domain/access-audits/schema.js';
-import { Badge, DataTable, Notice, ProblemView, When } from '../components.js';
-import { ActionForm } from '../form-controls.js';
+import {
+  ACCESS_AUDIT_POLICIES,
+  ACCESS_AUDIT_SCHEDULES,
+  type AccessAudit,
+  type AccessAuditFinding,
+  type AccessAuditSettings,
+  type LatestAccessAudit,
+} from '../../domain/access-audits/schema.js';
+import {
+  Badge,
+  CsrfField,
+  DataTable,
+  IdempotencyField,
+  Notice,
+  ProblemView,
+  When,
+  type Viewer,
+} from '../components.js';
+import { ActionButton, ActionForm } from '../form-controls.js';
 import { Page } from '../layout.js';
 import { Fragment, h, type Html } from '../../web/html.js';
-import { htmlResult, type SignedInRequest } from '../http.js';
+import { formText, htmlResult, type SignedInRequest } from '../http.js';
 import { read, write } from './kit.js';
 import { ProjectTabs, projectOr, projectProblemPage } from './projects.js';
 
 /**
  * A project's access audit (DESIGN D21, D34): the latest audit's status and counts, its findings with a one-click
- * repair each, and "Run audit now". Every action runs the audit operations through the pipeline.
+ * repair each, "Run audit now" and the policy and schedule. Every action runs the audit operations through the
+ * pipeline.
  */
 
 /** The path of a project's access audit page. */
@@ -27,6 +44,55 @@ const KIND_LABELS: Record<AccessAuditFinding['kind'], string> = {
   status_mismatch: 'Status differs from Stripe',
   member_left: 'Member left',
 };
+
+/** How each policy and schedule reads in the settings form. */
+const SETTING_LABELS: Record<AccessAuditSettings['policy'] | AccessAuditSettings['schedule'], string> = {
+  report: 'Report findings only',
+  repair: 'Repair each finding as the audit finds it',
+  daily: 'Audit daily',
+  off: 'Only when run by hand',
+};
+
+/** The policy and schedule form (`updateAccessAuditSettings`): saving it runs no audit. */
+function SettingsForm(props: { viewer: Viewer; projectId: string; settings: AccessAuditSettings }): Html {
+  const { settings } = props;
+  return (
+    <form method="post" action={`${accessAuditPath(props.projectId)}/settings`} class="stack card" id="audit-settings">
+      <CsrfField viewer={props.viewer} />
+      <IdempotencyField />
+      <div>
+        <label for="audit-policy">Policy</label>
+        <select id="audit-policy" name="policy">
+          {ACCESS_AUDIT_POLICIES.map((policy) => (
+            <option value={policy} selected={settings.policy === policy}>
+              {SETTING_LABELS[policy]}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div>
+        <label for="audit-schedule">Schedule</label>
+        <select id="audit-schedule" name="schedule">
+          {ACCESS_AUDIT_SCHEDULES.map((schedule) => (
+            <option value={schedule} selected={settings.schedule === schedule}>
+              {SETTING_LABELS[schedule]}
+            </option>
+          ))}
+        </select>
+      </div>
+      {settings.schedule === 'daily' && settings.next_audit_at ? (
+        <p class="hint">
+          Next daily audit: <When at={settings.next_audit_at} />
+        </p>
+      ) : (
+        ''
+      )}
+      <div class="actions">
+        <ActionButton viewer={props.viewer} ability="project-subscription:update" label="Save settings" secondary />
+      </div>
+    </form>
+  );
+}
 
 /** The audit's facts: status, when, policy, what was compared, findings per kind. */
 function AuditFacts(props: { audit: AccessAudit }): Html {
@@ -112,7 +178,10 @@ export async function accessAuditPage(
   const { viewer } = request;
   const project = await projectOr(request, params.id);
   if (!project.ok) return projectProblemPage(request, project);
-  const latest = await read<LatestAccessAudit>(request, 'getLatestAccessAudit', { project_id: params.id, limit: 100 });
+  const [latest, settings] = await Promise.all([
+    read<LatestAccessAudit>(request, 'getLatestAccessAudit', { project_id: params.id, limit: 100 }),
+    read<AccessAuditSettings>(request, 'getAccessAuditSettings', { project_id: params.id }),
+  ]);
   const body = latest.ok ? (
     <>
       <AuditFacts audit={latest.result} />
@@ -140,6 +209,7 @@ export async function accessAuditPage(
         ability="project-subscription:update"
         label="Run audit now"
       />
+      {settings.ok ? <SettingsForm viewer={viewer} projectId={params.id} settings={settings.result} /> : ''}
       {body}
     </Page>,
   );
@@ -177,4 +247,22 @@ export async function repairFinding(
       status: outcome.problem.status,
     });
   return accessAuditPage(request, params, { top: <Notice>The finding was repaired.</Notice> });
+}
+
+/** `POST .../access-audit/settings`: `updateAccessAuditSettings` with the form's policy and schedule; runs no audit. */
+export async function saveAccessAuditSettings(
+  request: SignedInRequest,
+  params: Record<string, string>,
+): Promise<ApiGatewayResult> {
+  const outcome = await write<AccessAuditSettings>(request, 'updateAccessAuditSettings', {
+    project_id: params.id,
+    policy: formText(request.form, 'policy'),
+    schedule: formText(request.form, 'schedule'),
+  });
+  if (!outcome.ok)
+    return accessAuditPage(request, params, {
+      top: <ProblemView problem={outcome.problem} />,
+      status: outcome.problem.status,
+    });
+  return accessAuditPage(request, params, { top: <Notice>The audit settings were saved.</Notice> });
 }

@@ -77,5 +77,6 @@ export const PROJECT_ROUTES: DashboardRoute[] = [
   post('/projects/:id/broadcasts', broadcasts, (m) => m.sendBroadcast),
   get('/projects/:id/access-audit', accessAudits, (m) => (request, params) => m.accessAuditPage(request, params)),
   post('/projects/:id/access-audit/run', accessAudits, (m) => m.runAccessAudit),
+  post('/projects/:id/access-audit/settings', accessAudits, (m) => m.saveAccessAuditSettings),
   post('/projects/:id/access-audit/findings/:finding/repair', accessAudits, (m) => m.repairFinding),
 ];

@@ -5,7 +5,7 @@ import { newUuid } from '../../ids.js';
 import type { Runtime } from '../../runtime.js';
 import { accessAuditStore } from '../../store/access-audits.js';
 import { loadProject, toProject } from '../projects/repository.js';
-import { firstAccessAuditDeadline } from './first-schedule.js';
+import { ACCESS_AUDIT_INTERVAL_MS } from './first-schedule.js';
 import { publicAccessAudit, publicFinding, zeroCounts, type StoredAccessAudit } from './record.js';
 import { applyRepair } from './repairs.js';
 import type { AccessAudit, AccessAuditFinding, CreateAccessAuditRequest, LatestAccessAudit } from './schema.js';
@@ -21,7 +21,7 @@ export type AuditTrigger = StoredAccessAudit['trigger'];
 
 /**
  * `POST /v1/projects/{project_id}/access-audits`: sets the policy and schedule given, stores a queued job and queues its
- * first page (a project's first audit also starts its daily schedule); answers the job (202). Errors: NOT_FOUND (project absent, foreign or out of scope); CONFLICT (an audit of
+ * first page (a project's first audit puts its next daily audit a day on); answers the job (202). Errors: NOT_FOUND (project absent, foreign or out of scope); CONFLICT (an audit of
  * the project is running: named; or the project is archived).
  */
 export async function createAccessAudit(
@@ -53,9 +53,9 @@ export async function createAccessAudit(
     completed_at: null,
     ...zeroCounts(),
   };
-  // The project's first audit starts its daily schedule (the deadline worker moves it on each day).
-  const schedule = state.latest_audit_id ? [] : [firstAccessAuditDeadline(principal.teamId, projectId, nowMs)];
-  const started = await accessAuditStore.start(runtime.store, job, request, nowMs, schedule);
+  // The project's first audit puts its next daily audit a day on (and schedules a project created unscheduled).
+  const nextAuditAtMs = state.latest_audit_id ? undefined : nowMs + ACCESS_AUDIT_INTERVAL_MS;
+  const started = await accessAuditStore.start(runtime.store, job, request, nowMs, nextAuditAtMs);
   if (!started.started)
     throw new ProblemError(
       'CONFLICT',

@@ -27,9 +27,29 @@ export const repairAccessAuditFinding: OperationHandler<Operations['repairAccess
     repairAccessAuditFinding(runtime, principal, project_id, finding_id),
   );
 
+/** The settings use cases, loaded on first use. */
+const settings = () => import('./settings.js');
+
+/** `GET /v1/projects/{project_id}/access-audit-settings` (see `getAccessAuditSettings` in `settings.ts`). */
+export const getAccessAuditSettings: OperationHandler<Operations['getAccessAuditSettings']> = (
+  { project_id },
+  { runtime, principal },
+) => settings().then(({ getAccessAuditSettings }) => getAccessAuditSettings(runtime, principal, project_id));
+
+/** `POST /v1/projects/{project_id}/access-audit-settings` (see `updateAccessAuditSettings` in `settings.ts`). */
+export const updateAccessAuditSettings: OperationHandler<Operations['updateAccessAuditSettings']> = (
+  { project_id, ...request },
+  { runtime, principal },
+) =>
+  settings().then(({ updateAccessAuditSettings }) =>
+    updateAccessAuditSettings(runtime, principal, project_id, request),
+  );
+
 /** The access audits module's handlers by operation id. */
 export const accessAuditsHandlers = {
   createAccessAudit,
   getLatestAccessAudit,
   repairAccessAuditFinding,
+  getAccessAuditSettings,
+  updateAccessAuditSettings,
 } satisfies HandlersOf<typeof accessAuditsModule>;

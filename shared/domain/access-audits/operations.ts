@@ -5,15 +5,17 @@ import {
   AccessAuditFinding,
   AccessAuditFindingParams,
   AccessAuditProjectParams,
+  AccessAuditSettings,
   CreateAccessAuditRequest,
   LatestAccessAudit,
+  UpdateAccessAuditSettingsRequest,
 } from './schema.js';
 
 /**
  * The access audit operations (DESIGN D34): REST only (the interface fixes the tools) and on the subscription abilities
  * (it fixes the abilities too): an audit compares subscriptions and its repairs change them and their access, so
- * starting one or repairing a finding needs `project-subscription:update`, reading the latest
- * `project-subscription:view-any`. Repairs emit the events of the changes they make.
+ * starting one, repairing a finding or changing the settings needs `project-subscription:update`, reading the latest or
+ * the settings `project-subscription:view-any`. Repairs emit the events of the changes they make.
  */
 export const accessAuditsModule = defineModule({
   folder: 'access-audits',
@@ -59,6 +61,31 @@ export const accessAuditsModule = defineModule({
         path: '/v1/projects/{project_id}/access-audits/findings/{finding_id}/repair',
         successStatus: 200,
       },
+    }),
+    getAccessAuditSettings: defineOperation({
+      id: 'getAccessAuditSettings',
+      summary:
+        'Get a project\u2019s access audit settings: its policy (`report` or `repair`), whether it is audited daily and when the daily audit next looks at it.',
+      tag: 'Subscriptions',
+      ability: 'project-subscription:view-any',
+      teamWide: false,
+      params: AccessAuditProjectParams,
+      output: AccessAuditSettings,
+      events: [],
+      rest: { method: 'GET', path: '/v1/projects/{project_id}/access-audit-settings', successStatus: 200 },
+    }),
+    updateAccessAuditSettings: defineOperation({
+      id: 'updateAccessAuditSettings',
+      summary:
+        'Change a project\u2019s access audit policy or daily schedule without running an audit; a field left out keeps its value. Answers the settings.',
+      tag: 'Subscriptions',
+      ability: 'project-subscription:update',
+      teamWide: false,
+      params: AccessAuditProjectParams,
+      body: UpdateAccessAuditSettingsRequest,
+      output: AccessAuditSettings,
+      events: [],
+      rest: { method: 'POST', path: '/v1/projects/{project_id}/access-audit-settings', successStatus: 200 },
     }),
   },
 });

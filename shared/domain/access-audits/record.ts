@@ -4,6 +4,7 @@ import { recordParser } from '../../store/records.js';
 import {
   ACCESS_AUDIT_PHASES,
   ACCESS_AUDIT_POLICIES,
+  ACCESS_AUDIT_SCHEDULES,
   ACCESS_AUDIT_STATUSES,
   AccessAuditFinding,
   FINDING_KINDS,
@@ -82,7 +83,8 @@ const AccessAuditStateRecord = z.object({
   latest_audit_id: z.optional(z.string()),
   running_audit_id: z.optional(z.string()),
   policy: z._default(z.enum(ACCESS_AUDIT_POLICIES), 'report'),
-  schedule: z._default(z.enum(['daily', 'off']), 'daily'),
+  schedule: z._default(z.enum(ACCESS_AUDIT_SCHEDULES), 'daily'),
+  next_audit_at: z.optional(z.string()),
 });
 /** A project's audit state (see {@link AccessAuditStateRecord}). */
 export type AccessAuditState = z.output<typeof AccessAuditStateRecord>;

@@ -1,20 +1,23 @@
-import { deadlineItem, type DeadlineHandler } from '../../deadlines/deadline.js';
 import { anyHandler, type OperationHandler } from '../../operations/handler.js';
 import { invokeOperation } from '../../operations/invoke.js';
 import type { Runtime } from '../../runtime.js';
-import { accessAuditStore } from '../../store/access-audits.js';
-import { keys } from '../../store/keys.js';
-import { unitOfWork } from '../../store/unit-of-work.js';
+import { accessAuditScheduleStore, type ScheduledAccessAudit } from '../../store/access-audit-schedule.js';
+import { projectStore } from '../../store/projects.js';
+import { STRIPE } from '../payments/stripe-event-context.js';
+import { toProject } from '../projects/repository.js';
+import type { Project } from '../projects/schema.js';
 import { createAccessAudit } from './audits.js';
-import { ACCESS_AUDIT_INTERVAL_MS, accessAuditDeadline } from './first-schedule.js';
+import { ACCESS_AUDIT_INTERVAL_MS } from './first-schedule.js';
 import { accessAuditsModule } from './operations.js';
+import { parseAccessAuditState } from './record.js';
 import { auditPrincipal } from './worker.js';
 
 /**
- * The daily access audit (DESIGN D34): a project's first audit puts its `project.access_audit` deadline, due a day
- * later; the deadline worker (every minute on AWS, the local timers locally) starts the project's audit through the
- * audit operation and moves the deadline a day on. A project whose schedule is `off` keeps its deadline (turning the
- * schedule on again needs nothing more) but is not audited; a deleted project's deadline goes.
+ * The daily access audit (DESIGN D34): a project's creation puts its audit state in the schedule index, due a day later;
+ * the deadline worker's run (every minute on AWS, the local timers locally) starts the project's audit through the audit
+ * operation and moves it a day on. A project never audited with nothing to compare (not billed through Stripe, no bot
+ * watching a linked resource) costs one project read and the move. A project whose schedule is `off` stays in the
+ * index (turning the schedule on again needs nothing more) but is not audited; a deleted project's state goes.
  */
 
 /** The audit operation run with the schedule as its trigger. */
@@ -23,24 +26,40 @@ const scheduledAudit: OperationHandler<typeof accessAuditsModule.operations.crea
   { runtime, principal },
 ) => createAccessAudit(runtime, principal, project_id, {}, 'schedule');
 
+/** Whether an audit of `project` compares anything: it is billed through Stripe, or its bot watches a linked resource. */
+function hasSomethingToAudit(project: Project): boolean {
+  return project.payment_provider?.provider === STRIPE || (project.bot !== null && project.resources.length > 0);
+}
+
 /**
- * Applies a project's `project.access_audit` deadline: unless its schedule is `off`, starts its audit through the audit
- * operation (one already running, or an archived project: skipped this time), then moves the deadline a day on,
- * conditional on its due time (applied once); a deleted project's deadline is removed.
+ * Whether the schedule audits the project now: its schedule is `daily` and it was audited before or has something to
+ * audit; `gone` when the project no longer exists.
  */
-export const applyScheduledAccessAudit: DeadlineHandler = async (unitRuntime, deadline) => {
-  const runtime = unitRuntime as Runtime;
-  const { teamId, subjectId: projectId } = deadline;
-  const state = await accessAuditStore.readState(runtime.store, teamId, projectId);
-  let gone = false;
-  if (state.schedule === 'daily') {
+async function auditedNow(runtime: Runtime, scheduled: ScheduledAccessAudit) {
+  const state = parseAccessAuditState(scheduled.state);
+  if (state.schedule !== 'daily') return { audit: false, gone: false };
+  if (state.latest_audit_id) return { audit: true, gone: false };
+  const item = await projectStore.read(runtime.store, scheduled.teamId, scheduled.projectId);
+  return { audit: item !== undefined && hasSomethingToAudit(toProject(item)), gone: item === undefined };
+}
+
+/**
+ * Applies a project's due daily audit: when {@link auditedNow}, starts its audit through the audit operation (one
+ * already running, or an archived project: skipped this time), then moves the schedule a day on, conditional on its due
+ * time (applied once); a deleted project's audit state is removed.
+ */
+export async function applyScheduledAccessAudit(runtime: Runtime, scheduled: ScheduledAccessAudit): Promise<void> {
+  const { teamId, projectId, dueAt } = scheduled;
+  const now = await auditedNow(runtime, scheduled);
+  let gone = now.gone;
+  if (now.audit) {
     const outcome = await invokeOperation({
       runtime,
-      principal: auditPrincipal({ id: `schedule-${deadline.dueAt}`, team_id: teamId, project_id: projectId }),
+      principal: auditPrincipal({ id: `schedule-${dueAt}`, team_id: teamId, project_id: projectId }),
       operation: accessAuditsModule.operations.createAccessAudit,
       handler: anyHandler(scheduledAudit),
       surface: 'rest',
-      requestId: `access-audit-schedule:${projectId}:${deadline.dueAt}`,
+      requestId: `access-audit-schedule:${projectId}:${dueAt}`,
       decode: () => ({
         input: { project_id: projectId },
         idempotencyKey: null,
@@ -50,13 +69,6 @@ export const applyScheduledAccessAudit: DeadlineHandler = async (unitRuntime, de
     });
     gone = !outcome.ok && outcome.problem.code === 'NOT_FOUND';
   }
-  const due = { condition: 'due_at = :due_at', values: { ':due_at': deadline.dueAt } };
-  await unitOfWork(runtime, teamId, (tx) => {
-    if (gone) tx.delete(keys.deadline(teamId, deadline.kind, projectId), due);
-    else
-      tx.put(
-        deadlineItem(accessAuditDeadline(teamId, projectId, Date.parse(deadline.dueAt) + ACCESS_AUDIT_INTERVAL_MS)),
-        due,
-      );
-  });
-};
+  if (gone) await accessAuditScheduleStore.remove(runtime.store, scheduled);
+  else await accessAuditScheduleStore.move(runtime.store, scheduled, Date.parse(dueAt) + ACCESS_AUDIT_INTERVAL_MS);
+}

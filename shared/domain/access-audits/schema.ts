@@ -46,6 +46,9 @@ export const ACCESS_AUDIT_POLICIES = ['report', 'repair'] as const;
 /** One policy (see {@link ACCESS_AUDIT_POLICIES}). */
 export type AccessAuditPolicy = (typeof ACCESS_AUDIT_POLICIES)[number];
 
+/** The schedules of a project's audit: `daily` (the default) or `off`. */
+export const ACCESS_AUDIT_SCHEDULES = ['daily', 'off'] as const;
+
 /** The objects a finding is about; null where it has none. */
 export const FindingObjects = z.object({
   subscription_id: z.nullable(Uuid).check(z.describe('Our subscription.')),
@@ -137,12 +140,45 @@ export const CreateAccessAuditRequest = z
       .optional(z.enum(ACCESS_AUDIT_POLICIES))
       .check(z.describe('Sets the project\u2019s policy from this audit on (default: keep it; `report` at first).')),
     schedule: z
-      .optional(z.enum(['daily', 'off']))
+      .optional(z.enum(ACCESS_AUDIT_SCHEDULES))
       .check(z.describe('Sets whether the project is audited daily from now on (default: keep it; daily at first).')),
   })
   .register(z.globalRegistry, { id: 'CreateAccessAuditRequest', examples: [{}, { policy: 'repair' }] });
 /** A validated audit request (see {@link CreateAccessAuditRequest}). */
 export type CreateAccessAuditRequest = z.infer<typeof CreateAccessAuditRequest>;
+
+/** A project's access audit settings. */
+export const AccessAuditSettings = z
+  .object({
+    project_id: Uuid,
+    policy: z
+      .enum(ACCESS_AUDIT_POLICIES)
+      .check(
+        z.describe('`report`: audits record findings only; `repair`: each audit applies the repair of each finding.'),
+      ),
+    schedule: z
+      .enum(ACCESS_AUDIT_SCHEDULES)
+      .check(z.describe('`daily`: the project is audited every day; `off`: only on request.')),
+    next_audit_at: z
+      .nullable(Timestamp)
+      .check(z.describe('When the daily audit next looks at the project (with `schedule` off it is skipped then).')),
+  })
+  .register(z.globalRegistry, { id: 'AccessAuditSettings' });
+/** A project's settings (see {@link AccessAuditSettings}). */
+export type AccessAuditSettings = z.infer<typeof AccessAuditSettings>;
+
+/** The body of `POST /v1/projects/{project_id}/access-audit-settings`: what to change. */
+export const UpdateAccessAuditSettingsRequest = z
+  .strictObject({
+    policy: z.optional(z.enum(ACCESS_AUDIT_POLICIES)).check(z.describe('The new policy (default: keep it).')),
+    schedule: z.optional(z.enum(ACCESS_AUDIT_SCHEDULES)).check(z.describe('The new schedule (default: keep it).')),
+  })
+  .register(z.globalRegistry, {
+    id: 'UpdateAccessAuditSettingsRequest',
+    examples: [{ policy: 'repair' }, { schedule: 'off' }],
+  });
+/** A validated settings change (see {@link UpdateAccessAuditSettingsRequest}). */
+export type UpdateAccessAuditSettingsRequest = z.infer<typeof UpdateAccessAuditSettingsRequest>;
 
 /** `{project_id}` path parameters of the audits. */
 export const AccessAuditProjectParams = z.strictObject({

@@ -2,14 +2,16 @@ import type { Principal } from '../../auth/principal.js';
 import { isoTime } from '../../clock.js';
 import { ProblemError } from '../../errors.js';
 import { newUuid } from '../../ids.js';
+import { newAccessAuditStateItem } from '../../store/access-audit-schedule.js';
 import { projectStore } from '../../store/projects.js';
+import { ACCESS_AUDIT_INTERVAL_MS } from '../access-audits/first-schedule.js';
 import { countUsage, withinTierLimit } from '../billing/repository.js';
 import { unitOfWork, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { DEFAULT_TIME_ZONE, type Project } from './schema.js';
 
 /**
- * Creating a project (DESIGN D6, D20): the project item, its id-to-team lookup item and the team's
- * project counter, in one transaction with `project.created`.
+ * Creating a project (DESIGN D6, D20, D34): the project item, its id-to-team lookup item, the team's project counter
+ * and its access audit state (audited daily from a day on), in one transaction with `project.created`.
  */
 
 /**
@@ -25,7 +27,8 @@ export async function createProject(
 ): Promise<Project> {
   if (principal.projectIds !== null)
     throw new ProblemError('TOKEN_MISSING_ABILITY', 'A project-scoped token cannot create projects.');
-  const now = isoTime(runtime.clock.nowMs());
+  const nowMs = runtime.clock.nowMs();
+  const now = isoTime(nowMs);
   const project: Project = {
     id: newUuid(),
     name: input.name,
@@ -45,6 +48,7 @@ export async function createProject(
     unitOfWork(runtime, principal.teamId, (tx) => {
       countUsage(tx, principal.teamId, 'projects', 1);
       projectStore.create(tx, principal.teamId, project);
+      tx.put(newAccessAuditStateItem(principal.teamId, project.id, nowMs + ACCESS_AUDIT_INTERVAL_MS));
       tx.emit({ type: 'project.created', projectId: project.id, data: { project } });
       return project;
     }),
