@@ -6,20 +6,14 @@
  * `--register <base_url> [--events a,b]` registers it with the token in SERVICE_TOKEN (or `--token`). Deliveries need
  * `WEBHOOK_EXTRA_CA_FILE=<abs>/.receiver/ca.pem WEBHOOK_ALLOW_PRIVATE_TARGETS=1` (D9).
  */
-import { randomUUID, X509Certificate } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import https from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import {
-  createCertificateAuthority,
-  issueServerCertificate,
-  loadCertificateAuthority,
-  type CertificateAuthority,
-} from './certificates.js';
+import { ensureReceiverCertificates, receiverFiles, type ReceiverFiles } from './receiver-certificates.js';
 import {
   createMemorySeenStore,
   verifyWebhook,
@@ -33,78 +27,6 @@ export const DEFAULT_RECEIVER_PORT = 4443;
 export const RECEIVER_PATH = '/webhooks';
 /** Largest request body accepted, in BYTES (larger requests get 413). */
 const MAX_BODY_BYTES = 1024 * 1024;
-
-const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-
-/** Paths of the receiver's PEM files. */
-export interface ReceiverFiles {
-  dir: string;
-  caCert: string;
-  caKey: string;
-  serverCert: string;
-  serverKey: string;
-}
-
-/** The four PEM file paths inside `dir` (default `<project>/.receiver`). */
-export function receiverFiles(dir = join(PROJECT_ROOT, '.receiver')): ReceiverFiles {
-  const abs = resolve(dir);
-  return {
-    dir: abs,
-    caCert: join(abs, 'ca.pem'),
-    caKey: join(abs, 'ca-key.pem'),
-    serverCert: join(abs, 'server.pem'),
-    serverKey: join(abs, 'server-key.pem'),
-  };
-}
-
-/**
- * Loads the receiver's CA and server certificate from `files`, creating whatever is missing or unusable.
- *
- * @returns The server certificate and key (PEM) to serve, and whether anything was (re)created.
- * @throws Error when the directory cannot be created or written.
- */
-export async function ensureReceiverCertificates(
-  files: ReceiverFiles,
-): Promise<{ certPem: string; keyPem: string; created: boolean }> {
-  mkdirSync(files.dir, { recursive: true, mode: 0o700 });
-  let created = false;
-  let ca: CertificateAuthority | null = null;
-  if (existsSync(files.caCert) && existsSync(files.caKey)) {
-    try {
-      ca = loadCertificateAuthority({
-        certPem: readFileSync(files.caCert, 'utf8'),
-        keyPem: readFileSync(files.caKey, 'utf8'),
-      });
-      if (ca.notAfter.getTime() <= Date.now()) ca = null;
-    } catch {
-      ca = null;
-    }
-  }
-  if (!ca) {
-    ca = await createCertificateAuthority({ commonName: 'Membership Service example receiver CA (local only)' });
-    writeFileSync(files.caCert, ca.certPem);
-    writeFileSync(files.caKey, ca.keyPem, { mode: 0o600 });
-    created = true;
-  }
-
-  if (!created && existsSync(files.serverCert) && existsSync(files.serverKey)) {
-    const certPem = readFileSync(files.serverCert, 'utf8');
-    const keyPem = readFileSync(files.serverKey, 'utf8');
-    try {
-      const leaf = new X509Certificate(certPem);
-      const issuer = new X509Certificate(ca.certPem);
-      if (leaf.verify(issuer.publicKey) && new Date(leaf.validTo).getTime() > Date.now()) {
-        return { certPem, keyPem, created: false };
-      }
-    } catch {
-      // Unreadable: re-issue below.
-    }
-  }
-  const server = await issueServerCertificate(ca, { hostnames: ['localhost'], ipAddresses: ['127.0.0.1'] });
-  writeFileSync(files.serverCert, server.certPem);
-  writeFileSync(files.serverKey, server.keyPem, { mode: 0o600 });
-  return { ...server, created: true };
-}
 
 /** One line printed (and passed to `onEvent`) per request to {@link RECEIVER_PATH}. */
 export interface ReceiverLogLine {

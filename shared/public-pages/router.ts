@@ -17,7 +17,8 @@ import { hasJoinCsrf, joinCsrfToken, JOIN_PATH, originOf, PORTAL_PATH, type Publ
 import { startPlanCheckout } from './pages/checkout.js';
 import { confirmJoinPage, joinFreePlanPage } from './pages/free-join.js';
 import { giftReceiptPage, startGiftPurchase } from './pages/gift.js';
-import { joinContext, joinPage, joinPlan, redeemCode, type JoinContext } from './pages/join.js';
+import { joinContext, type JoinContext } from './join-context.js';
+import { joinPage, joinPlan, redeemCode } from './pages/join.js';
 import { ErrorPage, NotFoundPage } from './pages/layout.js';
 import { portalManageLink, PORTAL_ROUTES } from './pages/portal.js';
 import { requestSignInLinkPage } from './pages/sign-in-link.js';

@@ -13,6 +13,7 @@ import {
 import type { AccessAuditPhase, AccessAuditPolicy } from '../domain/access-audits/schema.js';
 import { accessAuditScheduleAttributes } from './access-audit-schedule.js';
 import { conditionally, ITEM_ABSENT } from './expressions.js';
+import { pageStalled, runningSortKey, type StalledPage } from './running-jobs.js';
 import { entity, keys, secondaryIndex, sortKeyPrefix } from './keys.js';
 import { queryPage, type Page } from './pages.js';
 import type { Key } from './requests.js';
@@ -29,11 +30,6 @@ const INDEX_PK = secondaryIndex.partitionKey;
 const INDEX_SK = secondaryIndex.sortKey;
 /** Findings written at once while recording a page. */
 const FINDING_WRITE_CONCURRENCY = 8;
-
-/** The index sort key of an unfinished job: the epoch MILLISECONDS of its last progress, zero-padded, then its id. */
-function runningSortKey(atMs: number, auditId: string): string {
-  return `${String(Math.floor(atMs)).padStart(15, '0')}#${auditId}`;
-}
 
 /** The key of a job's item. */
 function jobKey(job: Pick<StoredAccessAudit, 'team_id' | 'project_id' | 'id'>): Key {
@@ -310,18 +306,7 @@ export const accessAuditStore = {
   },
 
   /** Unfinished jobs (of any team) whose last progress is older than `beforeMs` (epoch ms): one page (≤ 100). */
-  async pageStalled(
-    store: Store,
-    beforeMs: number,
-    startKey: Key | undefined,
-  ): Promise<{ items: StoredAccessAudit[]; lastEvaluatedKey: Key | undefined }> {
-    const result = await store.query({
-      IndexName: secondaryIndex.name,
-      KeyConditionExpression: `${INDEX_PK} = :index AND ${INDEX_SK} < :limit`,
-      ExpressionAttributeValues: { ':index': keys.runningAccessAuditsIndex, ':limit': runningSortKey(beforeMs, '') },
-      ExclusiveStartKey: startKey,
-      Limit: 100,
-    });
-    return { items: result.items.map(parseStoredAccessAudit), lastEvaluatedKey: result.lastEvaluatedKey };
+  pageStalled(store: Store, beforeMs: number, startKey: Key | undefined): Promise<StalledPage<StoredAccessAudit>> {
+    return pageStalled(store, keys.runningAccessAuditsIndex, beforeMs, startKey, parseStoredAccessAudit);
   },
 };

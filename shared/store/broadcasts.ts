@@ -6,6 +6,7 @@ import {
 } from '../domain/messages/broadcast-record.js';
 import type { BroadcastAudience } from '../domain/messages/broadcast-schema.js';
 import { conditionally, ITEM_ABSENT } from './expressions.js';
+import { pageStalled, runningSortKey, type StalledPage } from './running-jobs.js';
 import { entity, keys, secondaryIndex, sortKeyPrefix } from './keys.js';
 import { queryPage, listFilter, type Page } from './pages.js';
 import type { Item, Key } from './requests.js';
@@ -20,11 +21,6 @@ import { itemWithKey, type Store } from './store.js';
 
 const INDEX_PK = secondaryIndex.partitionKey;
 const INDEX_SK = secondaryIndex.sortKey;
-
-/** The index sort key of a running job: the epoch MILLISECONDS of its last progress, zero-padded, then its id. */
-function runningSortKey(atMs: number, broadcastId: string): string {
-  return `${String(Math.floor(atMs)).padStart(15, '0')}#${broadcastId}`;
-}
 
 /** The key of a job's item. */
 function jobKey(job: Pick<StoredBroadcast, 'team_id' | 'project_id' | 'id'>): Key {
@@ -181,19 +177,8 @@ export const broadcastStore = {
    * Running jobs (of any team) whose last progress is older than `beforeMs` (epoch ms): one page (≤ 100) of the
    * running-broadcasts index.
    */
-  async pageStalled(
-    store: Store,
-    beforeMs: number,
-    startKey: Key | undefined,
-  ): Promise<{ items: StoredBroadcast[]; lastEvaluatedKey: Key | undefined }> {
-    const result = await store.query({
-      IndexName: secondaryIndex.name,
-      KeyConditionExpression: `${INDEX_PK} = :index AND ${INDEX_SK} < :limit`,
-      ExpressionAttributeValues: { ':index': keys.runningBroadcastsIndex, ':limit': runningSortKey(beforeMs, '') },
-      ExclusiveStartKey: startKey,
-      Limit: 100,
-    });
-    return { items: result.items.map(parseStoredBroadcast), lastEvaluatedKey: result.lastEvaluatedKey };
+  pageStalled(store: Store, beforeMs: number, startKey: Key | undefined): Promise<StalledPage<StoredBroadcast>> {
+    return pageStalled(store, keys.runningBroadcastsIndex, beforeMs, startKey, parseStoredBroadcast);
   },
 
   /**

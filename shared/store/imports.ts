@@ -2,6 +2,7 @@ import { isoTime } from '../clock.js';
 import { countAttribute, parseStoredImport, type StoredImport } from '../domain/imports/record.js';
 import type { ImportKind, ImportOutcome, ImportSkip } from '../domain/imports/schema.js';
 import { conditionally, ITEM_ABSENT } from './expressions.js';
+import { pageStalled, runningSortKey, type StalledPage } from './running-jobs.js';
 import { entity, keys, secondaryIndex, sortKeyPrefix } from './keys.js';
 import { queryPage, type Page } from './pages.js';
 import type { Key } from './requests.js';
@@ -15,11 +16,6 @@ import { itemWithKey, type Store } from './store.js';
 
 const INDEX_PK = secondaryIndex.partitionKey;
 const INDEX_SK = secondaryIndex.sortKey;
-
-/** The index sort key of an unfinished job: the epoch MILLISECONDS of its last progress, zero-padded, then its id. */
-function runningSortKey(atMs: number, importId: string): string {
-  return `${String(Math.floor(atMs)).padStart(15, '0')}#${importId}`;
-}
 
 /** The key of a job's item. */
 function jobKey(job: Pick<StoredImport, 'team_id' | 'project_id' | 'id'>): Key {
@@ -169,18 +165,7 @@ export const importStore = {
   },
 
   /** Unfinished jobs (of any team) whose last progress is older than `beforeMs` (epoch ms): one page (≤ 100). */
-  async pageStalled(
-    store: Store,
-    beforeMs: number,
-    startKey: Key | undefined,
-  ): Promise<{ items: StoredImport[]; lastEvaluatedKey: Key | undefined }> {
-    const result = await store.query({
-      IndexName: secondaryIndex.name,
-      KeyConditionExpression: `${INDEX_PK} = :index AND ${INDEX_SK} < :limit`,
-      ExpressionAttributeValues: { ':index': keys.runningImportsIndex, ':limit': runningSortKey(beforeMs, '') },
-      ExclusiveStartKey: startKey,
-      Limit: 100,
-    });
-    return { items: result.items.map(parseStoredImport), lastEvaluatedKey: result.lastEvaluatedKey };
+  pageStalled(store: Store, beforeMs: number, startKey: Key | undefined): Promise<StalledPage<StoredImport>> {
+    return pageStalled(store, keys.runningImportsIndex, beforeMs, startKey, parseStoredImport);
   },
 };

@@ -15,7 +15,7 @@ import {
 import { entity, keys, sortKeyPrefix } from './keys.js';
 import { decodeCursor, encodeCursor, listFilter, queryPage, type Page } from './pages.js';
 import type { Item } from './requests.js';
-import type { Store } from './store.js';
+import { itemWithKey, type Store } from './store.js';
 import type { Transaction } from './unit-of-work.js';
 
 /**
@@ -67,6 +67,19 @@ export const projectStore = {
   async teamOf(store: Store, projectId: string): Promise<string | null> {
     const item = await store.get(keys.projectTeam(projectId));
     return item ? parseStoredProjectTeam(item).team_id : null;
+  },
+
+  /** The team item and its project item, read together (strongly consistent, one BatchGetItem), each when present. */
+  async readWithTeam(
+    store: Store,
+    teamId: string,
+    projectId: string,
+  ): Promise<{ team: Item | undefined; project: Item | undefined }> {
+    const items = await store.batchGet([keys.team(teamId), keys.project(teamId, projectId)]);
+    return {
+      team: itemWithKey(items, keys.team(teamId)),
+      project: itemWithKey(items, keys.project(teamId, projectId)),
+    };
   },
 
   /** The ids among `projectIds` that name projects of `teamId` (one BatchGetItem of ≤ 100 ids). */

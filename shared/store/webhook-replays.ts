@@ -1,6 +1,7 @@
 import { isoTime } from '../clock.js';
 import { parseStoredReplayJob, type StoredReplayJob } from '../domain/webhook-replays/record.js';
 import type { ReplayCandidate } from './webhook-deliveries/requeues.js';
+import { pageStalled, runningSortKey, type StalledPage } from './running-jobs.js';
 import { entity, keys, secondaryIndex } from './keys.js';
 import type { Store } from './store.js';
 import type { Item, Key } from './requests.js';
@@ -14,11 +15,6 @@ import { ITEM_ABSENT, conditionally } from './expressions.js';
 
 const INDEX_PK = secondaryIndex.partitionKey;
 const INDEX_SK = secondaryIndex.sortKey;
-
-/** The index sort key of a running job: the epoch MILLISECONDS of its last progress, zero-padded, then its id. */
-function runningSortKey(atMs: number, replayId: string): string {
-  return `${String(Math.floor(atMs)).padStart(15, '0')}#${replayId}`;
-}
 
 export const replayJobStore = {
   /** Stores a new job at `nowMs` (epoch ms); a `running` one also enters the running-replays index. */
@@ -103,18 +99,7 @@ export const replayJobStore = {
    * Running jobs (of any team) whose last progress is older than `beforeMs` (epoch ms): one page (≤ 100) of the
    * running-replays index.
    */
-  async pageStalled(
-    store: Store,
-    beforeMs: number,
-    startKey: Key | undefined,
-  ): Promise<{ items: StoredReplayJob[]; lastEvaluatedKey: Key | undefined }> {
-    const result = await store.query({
-      IndexName: secondaryIndex.name,
-      KeyConditionExpression: `${INDEX_PK} = :index AND ${INDEX_SK} < :limit`,
-      ExpressionAttributeValues: { ':index': keys.runningReplaysIndex, ':limit': runningSortKey(beforeMs, '') },
-      ExclusiveStartKey: startKey,
-      Limit: 100,
-    });
-    return { items: result.items.map(parseStoredReplayJob), lastEvaluatedKey: result.lastEvaluatedKey };
+  pageStalled(store: Store, beforeMs: number, startKey: Key | undefined): Promise<StalledPage<StoredReplayJob>> {
+    return pageStalled(store, keys.runningReplaysIndex, beforeMs, startKey, parseStoredReplayJob);
   },
 };

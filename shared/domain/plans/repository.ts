@@ -104,3 +104,17 @@ export async function listPlans(
   if (!exists) throw new ProblemError('NOT_FOUND', `No project ${projectId}.`);
   return page;
 }
+
+/**
+ * The active plans of a project the caller has already found (at most `limit`, in creation order; one Query, no
+ * existence check): the join pages' list (DESIGN D26).
+ */
+export async function listActivePlansOfProject(
+  store: Store,
+  teamId: string,
+  projectId: string,
+  limit = 100,
+): Promise<Plan[]> {
+  const page = await planStore.listPage(store, teamId, projectId, { limit, status: 'active' }, toPlan);
+  return page.data.filter((plan) => plan.status === 'active');
+}

@@ -6,6 +6,7 @@ import type { Page } from '../../store/pages.js';
 import { projectStore } from '../../store/projects.js';
 import type { Item } from '../../store/requests.js';
 import { parseStoredLiveSubscriptions, parseStoredProject, parseStoredProjectPlans } from './record.js';
+import { parseStoredTeam } from '../teams/record.js';
 import { DEFAULT_TIME_ZONE, type Project, type ProjectStatus } from './schema.js';
 
 /**
@@ -72,6 +73,16 @@ export async function loadProject(store: Store, principal: Principal, projectId:
  */
 export async function teamOfProject(store: Store, projectId: string): Promise<string | null> {
   return projectStore.teamOf(store, projectId);
+}
+
+/**
+ * Project `projectId` of `teamId` as the public pages find it (DESIGN D26): null when the project is absent or its team
+ * absent or deleted. The team and the project are read together (one BatchGetItem).
+ */
+export async function findProjectOfLiveTeam(store: Store, teamId: string, projectId: string): Promise<Project | null> {
+  const { team, project } = await projectStore.readWithTeam(store, teamId, projectId);
+  if (!team || parseStoredTeam(team).deleted_at || !project) return null;
+  return toProject(project);
 }
 
 /** Reads one project of the principal's team; NOT_FOUND when absent, foreign, or outside a project scope. */

@@ -6,7 +6,8 @@ import { isTrialUsed } from '../../domain/checkout-sessions/checkout.js';
 import type { CheckoutSession } from '../../domain/checkout-sessions/schema.js';
 import type { Plan } from '../../domain/plans/schema.js';
 import { JOIN_PATH, type PublicRequest } from '../http.js';
-import { joinPage, type JoinContext } from './join.js';
+import type { JoinContext } from '../join-context.js';
+import { joinPage } from './join.js';
 
 /**
  * `POST /join/{project_id}/plans/{plan_id}` of a paid plan (DESIGN D26): runs `createCheckoutSession` (a

@@ -10,7 +10,8 @@ import type { ProblemDocument } from '../../errors.js';
 import type { ApiGatewayResult } from '../../http/api-gateway.js';
 import { consumeRateLimit } from '../../limits/rate-limit.js';
 import { JOIN_PATH, type PublicRequest } from '../http.js';
-import { joinPage, toWelcome, type JoinContext } from './join.js';
+import type { JoinContext } from '../join-context.js';
+import { joinPage, toWelcome } from './join.js';
 import { MemberPage } from './layout.js';
 
 /**

@@ -16,7 +16,8 @@ import type { ApiGatewayResult } from '../../http/api-gateway.js';
 import { giftStore } from '../../store/gifts.js';
 import { DAY_MS } from '../../domain/subscriptions/lifecycle.js';
 import { JOIN_PATH, type PublicRequest } from '../http.js';
-import { activePlans, joinKind, joinPage, type JoinContext } from './join.js';
+import { activePlans, type JoinContext } from '../join-context.js';
+import { joinKind, joinPage } from './join.js';
 import { MemberPage, NotFoundPage } from './layout.js';
 
 /**

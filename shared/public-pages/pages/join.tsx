@@ -1,21 +1,17 @@
 /** @jsx h */
-import type { Principal } from '../../auth/principal.js';
 import { IdempotencyField, ProblemView } from '../../web/components.js';
 import { h, type Html } from '../../web/html.js';
 import { formText } from '../../web/request.js';
 import { htmlResult, redirectResult } from '../../web/results.js';
 import { runOperation } from '../../web/run-operation.js';
 import type { Plan } from '../../domain/plans/schema.js';
-import { listPlans } from '../../domain/plans/repository.js';
 import type { Project } from '../../domain/projects/schema.js';
-import { getProject, teamOfProject } from '../../domain/projects/repository.js';
 import type { AccessCodeRedemption } from '../../domain/access-codes/schema.js';
-import { findTeam } from '../../domain/teams/repository.js';
 import { ProblemError, toProblem, type ProblemDocument } from '../../errors.js';
-import { joinPrincipal } from '../../hooks/principal.js';
 import type { ApiGatewayResult } from '../../http/api-gateway.js';
 import { formatPrice } from '../../schemas/common.js';
 import { JOIN_PATH, joinCsrfToken, type PublicRequest } from '../http.js';
+import { activePlans, type JoinContext } from '../join-context.js';
 import { createWelcomeLink } from '../welcome-links.js';
 import { DiscountCodeForm, joinOffer, offerApplies, OfferNotice, OfferPrice, type JoinOffer } from './join-offer.js';
 import { MemberPage } from './layout.js';
@@ -30,33 +26,6 @@ import { GiftForm } from './gift.js';
  * with the project's `joinPrincipal`, activity surface `portal`.
  */
 
-/** A project whose join page exists: its team, the principal joins act as, and the project. */
-export interface JoinContext {
-  teamId: string;
-  principal: Principal;
-  project: Project;
-}
-
-/**
- * The join context of `projectId`, or null when there is no such (active) project of a live team: the caller answers
- * the one 404.
- */
-export async function joinContext(request: PublicRequest, projectId: string): Promise<JoinContext | null> {
-  const { store } = request.runtime;
-  const teamId = await teamOfProject(store, projectId);
-  if (!teamId) return null;
-  const team = await findTeam(store, teamId);
-  if (!team || team.deleted_at) return null;
-  const principal = joinPrincipal(teamId, projectId);
-  try {
-    const project = await getProject(store, principal, projectId);
-    return project.status === 'active' ? { teamId, principal, project } : null;
-  } catch (error) {
-    if (error instanceof ProblemError && error.code === 'NOT_FOUND') return null;
-    throw error;
-  }
-}
-
 /**
  * How a plan can be joined: free (an e-mail), checkout (Stripe), or not at all (a paid plan without a synced provider
  * price).
@@ -69,15 +38,6 @@ export function joinKind(project: Project, plan: Plan): 'free' | 'checkout' | 'u
     plan.provider_price_id !== null &&
     plan.sync_status === 'synced';
   return synced ? 'checkout' : 'unavailable';
-}
-
-/** The project's active plans (at most 100). */
-export async function activePlans(context: JoinContext, request: PublicRequest): Promise<Plan[]> {
-  const page = await listPlans(request.runtime.store, context.principal, context.project.id, {
-    limit: 100,
-    status: 'active',
-  });
-  return page.data.filter((plan) => plan.status === 'active');
 }
 
 const INTERVALS: Record<Plan['interval'], [string, string]> = {

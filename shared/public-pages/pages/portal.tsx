@@ -21,7 +21,7 @@ import {
   portalCsrfToken,
   type PublicRequest,
 } from '../http.js';
-import { joinContext } from './join.js';
+import { joinContext } from '../join-context.js';
 import { NotFoundPage } from './layout.js';
 import { requestSignInLinkPage } from './sign-in-link.js';
 import type { ManageLink } from './welcome.js';

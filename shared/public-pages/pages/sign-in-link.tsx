@@ -9,7 +9,7 @@ import { ProblemError, toProblem, type ProblemDocument } from '../../errors.js';
 import type { ApiGatewayResult } from '../../http/api-gateway.js';
 import { formText } from '../../web/request.js';
 import type { PublicRequest } from '../http.js';
-import type { JoinContext } from './join.js';
+import type { JoinContext } from '../join-context.js';
 import { MemberPage } from './layout.js';
 
 /**

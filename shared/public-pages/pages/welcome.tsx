@@ -12,7 +12,7 @@ import type { PublicRequest } from '../http.js';
 import { findCheckoutSubscription } from '../../domain/checkout-sessions/repository.js';
 import { findWelcomeLink } from '../welcome-links.js';
 import { CheckInbox, CheckInboxPage } from './free-join.js';
-import type { JoinContext } from './join.js';
+import type { JoinContext } from '../join-context.js';
 import { MemberPage, NotFoundPage } from './layout.js';
 
 /**

@@ -1,0 +1,41 @@
+import { secondaryIndex } from './keys.js';
+import type { Item, Key } from './requests.js';
+import type { Store } from './store.js';
+
+/**
+ * The running-jobs index of the resumable jobs (DESIGN D14, D25, D32, D34: webhook replays, broadcasts, imports,
+ * access audits): while a job is to finish, its item is in its kind's partition of the sparse secondary index, sorted
+ * by the time of its last progress, so the sweeper finds and restarts a job whose worker stopped.
+ */
+
+/** The index sort key of an unfinished job: the epoch MILLISECONDS of its last progress, zero-padded, then its id. */
+export function runningSortKey(atMs: number, jobId: string): string {
+  return `${String(Math.floor(atMs)).padStart(15, '0')}#${jobId}`;
+}
+
+/** One page of stalled jobs: the parsed items and the key to continue from (undefined after the last page). */
+export interface StalledPage<T> {
+  items: T[];
+  lastEvaluatedKey: Key | undefined;
+}
+
+/**
+ * The jobs of index partition `partition` (of any team) whose last progress is older than `beforeMs` (epoch ms), oldest
+ * first: one page (≤ 100) from `startKey`, each item read by `parse` (which throws on an item that does not match).
+ */
+export async function pageStalled<T>(
+  store: Store,
+  partition: string,
+  beforeMs: number,
+  startKey: Key | undefined,
+  parse: (item: Item) => T,
+): Promise<StalledPage<T>> {
+  const result = await store.query({
+    IndexName: secondaryIndex.name,
+    KeyConditionExpression: `${secondaryIndex.partitionKey} = :index AND ${secondaryIndex.sortKey} < :limit`,
+    ExpressionAttributeValues: { ':index': partition, ':limit': runningSortKey(beforeMs, '') },
+    ExclusiveStartKey: startKey,
+    Limit: 100,
+  });
+  return { items: result.items.map(parse), lastEvaluatedKey: result.lastEvaluatedKey };
+}
