@@ -13,6 +13,7 @@ import { API_VERSION } from '../catalogues/version.js';
 import type { Runtime } from '../runtime.js';
 import { toolDefinition } from '../catalogues/tools.js';
 import { confirmationGate, takesConfirmation } from './confirmation.js';
+import { SERVER_ICON } from './icons.js';
 import { toolListingOf } from './request-checks.js';
 import { withToolScopeChallenge } from './scope-challenge.js';
 import { declaresTasks, serveTasks, taskHandleOf } from './tasks.js';
@@ -64,7 +65,7 @@ export function buildMcpServer(
   modern = false,
 ): Server {
   const server = new Server(
-    { name: 'membership-service', title: 'Membership Service', version: API_VERSION },
+    { name: 'membership-service', title: 'Membership Service', version: API_VERSION, icons: [SERVER_ICON] },
     {
       capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
       cacheHints: cacheHintsOf(listing),
