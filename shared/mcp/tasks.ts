@@ -7,13 +7,15 @@
  * usual result; the 2025 revisions never see tasks.
  */
 import {
-  CLIENT_CAPABILITIES_META_KEY,
-  MissingRequiredClientCapabilityError,
-  ProtocolErrorCode,
-  type Server,
-  type TaskStatus,
-} from '@modelcontextprotocol/server';
-import * as z from '../schemas/zod.js';
+  CancelTaskRequestV2Schema,
+  GetTaskRequestV2Schema,
+  hasTaskClientCapabilityV2,
+  TASKS_EXTENSION_ID_V2,
+  type CompletedTaskV2,
+  type CreateTaskResultV2,
+  type DetailedTaskV2,
+} from '@modelcontextprotocol/ext-tasks/core/v2';
+import { MissingRequiredClientCapabilityError, ProtocolErrorCode, type Server } from '@modelcontextprotocol/server';
 import type { Principal } from '../auth/principal.js';
 import { toolDefinition, type ToolDefinition } from '../catalogues/tools.js';
 import { cancelReplayJob, getReplayJob } from '../domain/webhook-replays/repository.js';
@@ -22,26 +24,8 @@ import { ProblemError } from '../errors.js';
 import type { Runtime } from '../runtime.js';
 import { canCall, type ToolCallResult, type ToolListing } from './tools.js';
 
-/** The extension's identifier: a key of `extensions` in the client's per-request and the server's capabilities. */
-export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
-
 /** How often a client should poll `tasks/get` (ms). */
 const POLL_INTERVAL_MS = 2000;
-
-/** The 2026-07-28 task state (SEP-2663 `Task`): `ttlMs` null, a task lives as long as its job. */
-interface Task {
-  [key: string]: unknown;
-  taskId: string;
-  status: TaskStatus;
-  statusMessage: string;
-  createdAt: string;
-  lastUpdatedAt: string;
-  ttlMs: null;
-  pollIntervalMs: number;
-}
-
-/** A `tasks/get` answer (SEP-2663 `DetailedTask`): a completed task carries the tool's result. */
-type DetailedTask = Task & { result?: ToolCallResult };
 
 /** A tool that runs as a task: how its result names a running job, and how the job is read and stopped. */
 interface TaskKind<Job> {
@@ -56,19 +40,17 @@ interface TaskKind<Job> {
   /** Stops the job (no further step starts) and returns it; throws NOT_FOUND like {@link load}. */
   cancel: (runtime: Runtime, principal: Principal, id: string) => Promise<Job>;
   /** The job's task state; a completed job carries its final result. */
-  detailed: (job: Job, taskId: string) => DetailedTask;
+  detailed: (job: Job, taskId: string) => DetailedTaskV2;
 }
 
-/** The text-and-structured tool result of a job, as the tool itself answers. */
-function jobResult(job: object): ToolCallResult {
-  return { content: [{ type: 'text', text: JSON.stringify(job) }], structuredContent: { ...job } };
+/** The text-and-structured tool result of a job, as the tool itself answers (the job is plain JSON). */
+function jobResult(job: object): CompletedTaskV2['result'] {
+  const result: ToolCallResult = {
+    content: [{ type: 'text', text: JSON.stringify(job) }],
+    structuredContent: { ...job },
+  };
+  return result as CompletedTaskV2['result'];
 }
-
-const REPLAY_TASK_STATUS: Record<WebhookReplay['status'], TaskStatus> = {
-  running: 'working',
-  completed: 'completed',
-  cancelled: 'cancelled',
-};
 
 /** `replay_dead_webhook_deliveries`: a running replay job (D25) is a task; its counts are the progress. */
 const webhookReplayTasks: TaskKind<WebhookReplay> = {
@@ -80,16 +62,16 @@ const webhookReplayTasks: TaskKind<WebhookReplay> = {
   cancel: (runtime, principal, id) => cancelReplayJob(runtime, principal, id),
   detailed: (job, taskId) => {
     const progress = `${job.replayed} of ${job.matched} deliveries re-queued`;
-    const task: DetailedTask = {
+    const task = {
       taskId,
-      status: REPLAY_TASK_STATUS[job.status],
       statusMessage: job.status === 'cancelled' ? `Cancelled: ${progress}.` : `${progress}.`,
       createdAt: job.created_at,
       lastUpdatedAt: job.updated_at,
       ttlMs: null,
       pollIntervalMs: POLL_INTERVAL_MS,
     };
-    return job.status === 'completed' ? { ...task, result: jobResult(job) } : task;
+    if (job.status === 'completed') return { ...task, status: 'completed', result: jobResult(job) };
+    return { ...task, status: job.status === 'running' ? 'working' : 'cancelled' };
   },
 };
 
@@ -98,10 +80,9 @@ const TASK_KINDS: readonly TaskKind<WebhookReplay>[] = [webhookReplayTasks];
 /** `<prefix>_<job uuid>`. */
 const TASK_ID = /^([a-z_]+)_([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
 
-/** True when a 2026-07-28 request's `_meta` client capabilities declare the Tasks extension. */
-export function declaresTasks(envelope: Record<string, unknown> | undefined): boolean {
-  const capabilities = envelope?.[CLIENT_CAPABILITIES_META_KEY] as { extensions?: Record<string, unknown> } | undefined;
-  return capabilities?.extensions?.[TASKS_EXTENSION] !== undefined;
+/** True when a 2026-07-28 request's `_meta` envelope (the SDK's `ctx.mcpReq.envelope`) declares the Tasks extension. */
+export function declaresTasks(envelope: object | undefined): boolean {
+  return hasTaskClientCapabilityV2({ _meta: envelope });
 }
 
 /**
@@ -109,17 +90,17 @@ export function declaresTasks(envelope: Record<string, unknown> | undefined): bo
  * `result` started a job still running; null for any other tool or result (the result answers as it is). Call it only
  * for requests that {@link declaresTasks}.
  */
-export function taskHandleOf(name: string, result: ToolCallResult): Record<string, unknown> | null {
+export function taskHandleOf(name: string, result: ToolCallResult): CreateTaskResultV2 | null {
   if (result.isError) return null;
   const kind = TASK_KINDS.find((candidate) => candidate.tool.name === name);
   const job = kind?.runningJob(result.structuredContent);
   if (!kind || !job) return null;
-  const { result: _none, ...task } = kind.detailed(job, `${kind.prefix}_${kind.jobId(job)}`);
-  return { resultType: 'task', ...task };
+  const { taskId, status, statusMessage, createdAt, lastUpdatedAt, ttlMs, pollIntervalMs } = kind.detailed(
+    job,
+    `${kind.prefix}_${kind.jobId(job)}`,
+  );
+  return { resultType: 'task', taskId, status, statusMessage, createdAt, lastUpdatedAt, ttlMs, pollIntervalMs };
 }
-
-/** The `params` of `tasks/get`, `tasks/update` and `tasks/cancel` (SEP-2663). */
-const TaskParams = z.looseObject({ taskId: z.string().check(z.maxLength(200)) });
 
 /** The JSON-RPC error of a task id that names no task of this token's team (SEP-2663: -32602). */
 function taskNotFound(): Error {
@@ -133,11 +114,11 @@ function taskNotFound(): Error {
  * that names no job of the team is -32602.
  */
 export function serveTasks(server: Server, runtime: Runtime, principal: Principal, listing: ToolListing): void {
-  server.registerCapabilities({ extensions: { [TASKS_EXTENSION]: {} } });
-  const task = async (params: { taskId: string }, envelope: Record<string, unknown> | undefined, write: boolean) => {
+  server.registerCapabilities({ extensions: { [TASKS_EXTENSION_ID_V2]: {} } });
+  const task = async (params: { taskId: string }, envelope: object | undefined, write: boolean) => {
     if (!declaresTasks(envelope))
       throw new MissingRequiredClientCapabilityError({
-        requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
+        requiredCapabilities: { extensions: { [TASKS_EXTENSION_ID_V2]: {} } },
       });
     const match = TASK_ID.exec(params.taskId);
     const kind = TASK_KINDS.find((candidate) => candidate.prefix === match?.[1]);
@@ -154,17 +135,23 @@ export function serveTasks(server: Server, runtime: Runtime, principal: Principa
       throw error;
     }
   };
-  const schemas = { params: TaskParams };
-  server.setRequestHandler('tasks/get', schemas, async (params, context) =>
-    task(params, context.mcpReq.envelope, false),
+  server.setRequestHandler(
+    'tasks/get',
+    { params: GetTaskRequestV2Schema.shape.params },
+    async (params, context) => (await task(params, context.mcpReq.envelope, false)) as Record<string, unknown>,
   );
-  // No task of this server asks the client for input: answers to unknown input requests are ignored (SEP-2663).
-  server.setRequestHandler('tasks/update', schemas, async (params, context) => {
+  // No task of this server asks the client for input: answers to unknown input requests are ignored (SEP-2663). The
+  // SDK moves `inputResponses` out of `params` (to `ctx.mcpReq.inputResponses`): only the task id is left to check.
+  server.setRequestHandler('tasks/update', { params: GetTaskRequestV2Schema.shape.params }, async (params, context) => {
     await task(params, context.mcpReq.envelope, false);
     return {};
   });
-  server.setRequestHandler('tasks/cancel', schemas, async (params, context) => {
-    await task(params, context.mcpReq.envelope, true);
-    return {};
-  });
+  server.setRequestHandler(
+    'tasks/cancel',
+    { params: CancelTaskRequestV2Schema.shape.params },
+    async (params, context) => {
+      await task(params, context.mcpReq.envelope, true);
+      return {};
+    },
+  );
 }

@@ -17,7 +17,7 @@ import { relayOutbox } from '../../shared/domain/webhook-deliveries/sweeper.js';
 import { createWebhookEndpoint, updateWebhookEndpoint } from '../../shared/domain/webhook-endpoints/changes.js';
 import { getReplayJob } from '../../shared/domain/webhook-replays/repository.js';
 import { handleMcpHttpRequest } from '../../shared/mcp/http-handler.js';
-import { TASKS_EXTENSION } from '../../shared/mcp/tasks.js';
+import { TASKS_EXTENSION_ID_V2 as TASKS_EXTENSION } from '@modelcontextprotocol/ext-tasks/core/v2';
 import type { Runtime } from '../../shared/runtime.js';
 import { createTestRuntime, seedTeam, testClock, type TestRuntime } from '../support/store.js';
 
@@ -139,7 +139,8 @@ describe('Tasks extension (2026-07-28)', () => {
     });
     expect(JSON.parse(done.result.result.content[0].text)).toEqual(done.result.result.structuredContent);
     // Answers to input requests no task asked for are acknowledged and ignored.
-    expect((await rpc('tasks/update', { taskId, inputResponses: {} })).result).toMatchObject({
+    const updated = await rpc('tasks/update', { taskId, inputResponses: { unasked: { action: 'decline' } } });
+    expect(updated.result).toMatchObject({
       resultType: 'complete',
     });
   });
