@@ -13,8 +13,10 @@ import { API_VERSION } from '../catalogues/version.js';
 import type { Runtime } from '../runtime.js';
 import { toolDefinition } from '../catalogues/tools.js';
 import { confirmationGate, takesConfirmation } from './confirmation.js';
+import { SERVER_ICON } from './icons.js';
 import { toolListingOf } from './request-checks.js';
 import { withToolScopeChallenge } from './scope-challenge.js';
+import { declaresTasks, serveTasks, taskHandleOf } from './tasks.js';
 import { callTool, canCall, FULL_LISTING, listToolsResult, type ToolListing } from './tools.js';
 
 /** JSON-RPC error code for an unknown resource URI (MCP "Resources → Error handling"). */
@@ -52,16 +54,18 @@ function cacheHintsOf(listing: ToolListing): Record<string, CacheHint> {
  * Builds the MCP SDK `Server` for one request of `principal` (DESIGN D5), for either protocol era: tools (filtered by
  * `listing`; failures are `isError` problem results, D1; unknown tool -32602) and the read-only `service://enums/*`
  * resources (unknown URI -32002); prompts, logging and completions answer -32601. `listChanged: false`: the lists
- * never change. 2026-07-28 results carry the cache hints of {@link cacheHintsOf}.
+ * never change. 2026-07-28 results carry the cache hints of {@link cacheHintsOf}; a `modern` (2026-07-28) server
+ * also serves the Tasks extension ({@link serveTasks}).
  */
 export function buildMcpServer(
   runtime: Runtime,
   principal: Principal,
   requestId: string,
   listing: ToolListing = FULL_LISTING,
+  modern = false,
 ): Server {
   const server = new Server(
-    { name: 'membership-service', title: 'Membership Service', version: API_VERSION },
+    { name: 'membership-service', title: 'Membership Service', version: API_VERSION, icons: [SERVER_ICON] },
     {
       capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
       cacheHints: cacheHintsOf(listing),
@@ -81,7 +85,9 @@ export function buildMcpServer(
     if ('answer' in gate) return gate.answer as never;
     const result = await callTool(runtime, principal, name, gate.args, requestId, listing);
     if (!result) throw protocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
-    return result;
+    // A job still running answers as a task to a client that declared the Tasks extension on this request.
+    const handle = modern && declaresTasks(context.mcpReq.envelope) ? taskHandleOf(name, result) : null;
+    return (handle ?? result) as never;
   });
   server.setRequestHandler('resources/list', async () => ({
     resources: ENUM_RESOURCES.map((resource) => ({
@@ -101,6 +107,7 @@ export function buildMcpServer(
       });
     return { contents: [{ uri: resource.uri, mimeType: resource.mimeType, text: JSON.stringify(resource.read()) }] };
   });
+  if (modern) serveTasks(server, runtime, principal, listing);
   return server;
 }
 
@@ -184,7 +191,9 @@ export async function serveModernRequest(
 ): Promise<Response> {
   const listing = toolListingOf(request);
   if (listing instanceof Response) return listing;
-  const handler = createMcpHandler(() => buildMcpServer(runtime, principal, requestId, listing), { legacy: 'reject' });
+  const handler = createMcpHandler(() => buildMcpServer(runtime, principal, requestId, listing, true), {
+    legacy: 'reject',
+  });
   try {
     const result = await handler.fetch(request, { parsedBody: parsed });
     return Array.isArray(parsed) ? result : withToolScopeChallenge(result, principal, parsed as object, request);

@@ -10,6 +10,7 @@ import { invokeOperation, recordRefusedCall } from '../operations/invoke.js';
 import { operationById, type OperationId } from '../operations/registry.js';
 import type { Runtime } from '../runtime.js';
 import { ChangeSummary, confirmationProperties, takesConfirmation } from './confirmation.js';
+import { toolIcon } from './icons.js';
 
 /** The tool table (DESIGN D13): the 42 catalogue tools, generated from the operation definitions. */
 export const TOOL_TABLE: readonly ToolDefinition<ToolName>[] = TOOL_DEFINITIONS;
@@ -132,10 +133,10 @@ export function canCall(principal: Principal, tool: ToolDefinition): boolean {
 let publishedTools: Array<Record<string, unknown>> | undefined;
 
 /**
- * The `tools/list` result (DESIGN D5): by default all 42 tools with input/output JSON Schemas and
- * annotations, in table order. `listing.callableOnly` keeps the tools `principal` can call (its ability
- * and, for team-wide tools, no project scope); `listing.readOnly` keeps the `readOnlyHint` tools. The
- * schemas are generated once per process.
+ * The `tools/list` result (DESIGN D5): by default all 42 tools with input/output JSON Schemas, annotations and their
+ * group's icon, in table order. `listing.callableOnly` keeps the tools `principal` can call (its ability and, for
+ * team-wide tools, no project scope); `listing.readOnly` keeps the `readOnlyHint` tools. The schemas are generated
+ * once per process.
  */
 export function listToolsResult(
   principal?: Principal,
@@ -150,6 +151,7 @@ export function listToolsResult(
       : jsonSchema(tool.inputSchema, 'input'),
     outputSchema: resultOrProblemSchema(tool.outputSchema, takesConfirmation(tool)),
     annotations: { title: tool.title, ...tool.annotations },
+    icons: [toolIcon(tool)].filter((icon) => icon !== undefined),
   }));
   const tools = publishedTools.filter((_published, index) => {
     const tool = TOOL_TABLE[index];

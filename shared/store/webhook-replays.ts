@@ -96,6 +96,46 @@ export const replayJobStore = {
   },
 
   /**
+   * Cancels a running job at `nowMs` (epoch ms): `cancelled`, out of the running index, so no further batch starts; a
+   * batch in progress still records what it re-queued ({@link replayJobStore.recordCancelledProgress}). False when the
+   * job is absent or not running.
+   */
+  cancel(store: Store, teamId: string, replayId: string, nowMs: number): Promise<boolean> {
+    return conditionally(
+      store.update({
+        Key: keys.webhookReplay(teamId, replayId),
+        UpdateExpression: `SET #status = :cancelled, updated_at = :now REMOVE ${INDEX_PK}, ${INDEX_SK}`,
+        ConditionExpression: '#status = :running',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':cancelled': 'cancelled', ':running': 'running', ':now': isoTime(nowMs) },
+      }),
+    );
+  },
+
+  /**
+   * Records the batch that was in progress when its job was cancelled: `replayed` grows by `replayed`, on condition that
+   * the job is `cancelled` and has done exactly `job.batches` batches. False when that condition failed.
+   */
+  recordCancelledProgress(store: Store, job: StoredReplayJob, replayed: number, nowMs: number): Promise<boolean> {
+    return conditionally(
+      store.update({
+        Key: keys.webhookReplay(job.team_id, job.id),
+        UpdateExpression:
+          'SET updated_at = :now, batches = :next_batch ADD replayed :replayed REMOVE #batch, batch_next',
+        ConditionExpression: '#status = :cancelled AND batches = :batches',
+        ExpressionAttributeNames: { '#status': 'status', '#batch': 'batch' },
+        ExpressionAttributeValues: {
+          ':now': isoTime(nowMs),
+          ':replayed': replayed,
+          ':next_batch': job.batches + 1,
+          ':batches': job.batches,
+          ':cancelled': 'cancelled',
+        },
+      }),
+    );
+  },
+
+  /**
    * Running jobs (of any team) whose last progress is older than `beforeMs` (epoch ms): one page (≤ 100) of the
    * running-replays index.
    */

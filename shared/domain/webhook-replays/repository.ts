@@ -103,3 +103,16 @@ export async function getReplayJob(
   if (!job) throw new ProblemError('NOT_FOUND', `No webhook replay ${replayId}.`);
   return publicReplayJob(job);
 }
+
+/**
+ * Cancels a running job of the principal's team (no further batch starts; deliveries already re-queued stay so) and
+ * returns it; a job that is no longer running is returned as it is. Errors: NOT_FOUND when absent or another team's.
+ */
+export async function cancelReplayJob(
+  runtime: Pick<Runtime, 'store' | 'clock'>,
+  principal: Principal,
+  replayId: string,
+): Promise<WebhookReplay> {
+  await replayJobStore.cancel(runtime.store, principal.teamId, replayId, runtime.clock.nowMs());
+  return getReplayJob(runtime, principal, replayId);
+}

@@ -11,10 +11,10 @@ import { REPLAYABLE_STATUSES } from '../webhook-deliveries/schema.js';
  */
 
 /**
- * A replay job's statuses: `running` (batches still to do) and `completed` (every batch done; a dry run is completed at
- * once).
+ * A replay job's statuses: `running` (batches still to do), `completed` (every batch done; a dry run is completed at
+ * once) and `cancelled` (stopped before its last batch; what it re-queued stays re-queued).
  */
-const REPLAY_STATUSES = ['running', 'completed'] as const;
+const REPLAY_STATUSES = ['running', 'completed', 'cancelled'] as const;
 
 /** The filters a job was created with, as it applies them (absolute times). */
 const WebhookReplayFilters = z

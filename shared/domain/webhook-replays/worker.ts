@@ -89,8 +89,11 @@ export async function processReplayBatch(runtime: Runtime, message: ReplayBatchM
   );
   for (let index = 0; index < requeued.length; index += QUEUE_BATCH_SIZE)
     await runtime.deliveryQueue.send(requeued.slice(index, index + QUEUE_BATCH_SIZE), 0);
-  if (!(await replayJobStore.recordProgress(runtime.store, job, replayed, next, runtime.clock.nowMs())))
+  if (!(await replayJobStore.recordProgress(runtime.store, job, replayed, next, runtime.clock.nowMs()))) {
+    // Cancelled during this batch: what it re-queued still counts, and no batch follows.
+    await replayJobStore.recordCancelledProgress(runtime.store, job, replayed, runtime.clock.nowMs());
     return 'skipped';
+  }
   if (!next) return 'replay_completed';
   await runtime.deliveryQueue.send([message], 0);
   return 'replay_batch';
