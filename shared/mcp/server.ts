@@ -107,7 +107,7 @@ export function buildMcpServer(
       });
     return { contents: [{ uri: resource.uri, mimeType: resource.mimeType, text: JSON.stringify(resource.read()) }] };
   });
-  if (modern) serveTasks(server, runtime, principal, listing);
+  if (modern) serveTasks(server, runtime, principal, listing, requestId);
   return server;
 }
 

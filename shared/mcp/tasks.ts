@@ -18,7 +18,10 @@ import {
 import { MissingRequiredClientCapabilityError, ProtocolErrorCode, type Server } from '@modelcontextprotocol/server';
 import type { Principal } from '../auth/principal.js';
 import { toolDefinition, type ToolDefinition } from '../catalogues/tools.js';
-import { cancelReplayJob, getReplayJob } from '../domain/webhook-replays/repository.js';
+import { handlerOf } from '../domain/handlers.js';
+import { getReplayJob } from '../domain/webhook-replays/repository.js';
+import { invokeOperation } from '../operations/invoke.js';
+import { operationById } from '../operations/registry.js';
 import type { WebhookReplay } from '../domain/webhook-replays/schema.js';
 import { ProblemError } from '../errors.js';
 import type { Runtime } from '../runtime.js';
@@ -37,8 +40,11 @@ interface TaskKind<Job> {
   jobId: (job: Job) => string;
   /** The job of the principal's team; throws NOT_FOUND when absent or another team's. */
   load: (runtime: Runtime, principal: Principal, id: string) => Promise<Job>;
-  /** Stops the job (no further step starts) and returns it; throws NOT_FOUND like {@link load}. */
-  cancel: (runtime: Runtime, principal: Principal, id: string) => Promise<Job>;
+  /**
+   * Stops the job (no further step starts) through its cancel operation, run by the pipeline on surface `mcp`, and
+   * returns it; throws the operation's ProblemError (NOT_FOUND like {@link load}, CONFLICT once the job completed).
+   */
+  cancel: (runtime: Runtime, principal: Principal, id: string, requestId: string) => Promise<Job>;
   /** The job's task state; a completed job carries its final result. */
   detailed: (job: Job, taskId: string) => DetailedTaskV2;
 }
@@ -59,7 +65,26 @@ const webhookReplayTasks: TaskKind<WebhookReplay> = {
   runningJob: (result) => (result.status === 'running' ? (result as unknown as WebhookReplay) : null),
   jobId: (job) => job.id,
   load: (runtime, principal, id) => getReplayJob(runtime, principal, id),
-  cancel: (runtime, principal, id) => cancelReplayJob(runtime, principal, id),
+  cancel: async (runtime, principal, id, requestId) => {
+    const outcome = await invokeOperation({
+      runtime,
+      principal,
+      operation: operationById('cancelWebhookReplay'),
+      handler: handlerOf('cancelWebhookReplay'),
+      surface: 'mcp',
+      requestId,
+      activityName: 'tasks/cancel',
+      successStatus: 200,
+      decode: () => ({
+        input: { id },
+        idempotencyKey: null,
+        fingerprint: [principal.tokenId, 'mcp', 'tasks/cancel', id],
+        cursorField: 'params.taskId',
+      }),
+    });
+    if (!outcome.ok) throw new ProblemError(outcome.problem.code, outcome.problem.detail);
+    return outcome.result as WebhookReplay;
+  },
   detailed: (job, taskId) => {
     const progress = `${job.replayed} of ${job.matched} deliveries re-queued`;
     const task = {
@@ -110,10 +135,17 @@ function taskNotFound(): Error {
 /**
  * Serves the extension's methods on a 2026-07-28 `server` of `principal`, and declares the extension in its
  * capabilities (`server/discover`). Each method needs the extension in the request's client capabilities (-32021
- * otherwise) and the ability of the tool that started the task; `tasks/cancel` is refused in read-only mode. An id
- * that names no job of the team is -32602.
+ * otherwise) and the ability of the tool that started the task; `tasks/cancel` runs the job's cancel operation through
+ * the pipeline (activity, billing lockdown) and is refused in read-only mode. An id that names no job of the team, and
+ * the cancel of a completed task, are -32602.
  */
-export function serveTasks(server: Server, runtime: Runtime, principal: Principal, listing: ToolListing): void {
+export function serveTasks(
+  server: Server,
+  runtime: Runtime,
+  principal: Principal,
+  listing: ToolListing,
+  requestId: string,
+): void {
   server.registerCapabilities({ extensions: { [TASKS_EXTENSION_ID_V2]: {} } });
   const task = async (params: { taskId: string }, envelope: object | undefined, write: boolean) => {
     if (!declaresTasks(envelope))
@@ -128,11 +160,15 @@ export function serveTasks(server: Server, runtime: Runtime, principal: Principa
         code: ProtocolErrorCode.InvalidRequest,
       });
     try {
-      const job = await (write ? kind.cancel : kind.load)(runtime, principal, match[2]);
+      const job = await (write
+        ? kind.cancel(runtime, principal, match[2], requestId)
+        : kind.load(runtime, principal, match[2]));
       return kind.detailed(job, params.taskId);
     } catch (error) {
-      if (error instanceof ProblemError && error.code === 'NOT_FOUND') throw taskNotFound();
-      throw error;
+      if (!(error instanceof ProblemError)) throw error;
+      if (error.code === 'NOT_FOUND') throw taskNotFound();
+      // A completed task cannot be cancelled (SEP-2663: -32602); a locked team's cancel is refused with its reason.
+      throw Object.assign(new Error(error.detail), { code: ProtocolErrorCode.InvalidParams });
     }
   };
   server.setRequestHandler(

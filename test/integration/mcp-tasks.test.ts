@@ -16,9 +16,11 @@ import { getDelivery } from '../../shared/domain/webhook-deliveries/reads.js';
 import { relayOutbox } from '../../shared/domain/webhook-deliveries/sweeper.js';
 import { createWebhookEndpoint, updateWebhookEndpoint } from '../../shared/domain/webhook-endpoints/changes.js';
 import { getReplayJob } from '../../shared/domain/webhook-replays/repository.js';
+import { listActivity } from '../../shared/domain/activity/repository.js';
 import { handleMcpHttpRequest } from '../../shared/mcp/http-handler.js';
 import { TASKS_EXTENSION_ID_V2 as TASKS_EXTENSION } from '@modelcontextprotocol/ext-tasks/core/v2';
 import type { Runtime } from '../../shared/runtime.js';
+import { rest } from '../support/calls.js';
 import { createTestRuntime, seedTeam, testClock, type TestRuntime } from '../support/store.js';
 
 const MODERN = '2026-07-28';
@@ -138,6 +140,10 @@ describe('Tasks extension (2026-07-28)', () => {
       result: { structuredContent: { id: jobId, status: 'completed', matched: 3, replayed: 3 } },
     });
     expect(JSON.parse(done.result.result.content[0].text)).toEqual(done.result.result.structuredContent);
+    // A completed task cannot be cancelled: -32602, naming the state, and the job stays completed.
+    const late = await rpc('tasks/cancel', { taskId });
+    expect(late.error).toMatchObject({ code: -32602, message: expect.stringContaining('is completed') });
+    expect(await getReplayJob(runtime, principal, jobId)).toMatchObject({ status: 'completed', replayed: 3 });
     // Answers to input requests no task asked for are acknowledged and ignored.
     const updated = await rpc('tasks/update', { taskId, inputResponses: { unasked: { action: 'decline' } } });
     expect(updated.result).toMatchObject({
@@ -159,8 +165,14 @@ describe('Tasks extension (2026-07-28)', () => {
       status: 'cancelled',
       replayed: 0,
     });
-    // Cancelling again, or a finished task, is acknowledged and changes nothing.
+    // Cancelling again is acknowledged and changes nothing.
     expect((await rpc('tasks/cancel', { taskId })).result).toMatchObject({ resultType: 'complete' });
+    // Each cancel ran the cancel operation through the pipeline: one activity entry each, surface mcp.
+    const { data } = await listActivity(runtime.store, principal.teamId, { limit: 100 });
+    expect(data.filter((entry) => entry.operation === 'tasks/cancel')).toEqual([
+      expect.objectContaining({ surface: 'mcp', outcome: 'ok', status: 200 }),
+      expect.objectContaining({ surface: 'mcp', outcome: 'ok', status: 200 }),
+    ]);
   });
 
   it('a batch in flight when the task is cancelled still counts what it re-queued, and none follows', async () => {
@@ -183,6 +195,39 @@ describe('Tasks extension (2026-07-28)', () => {
       statusMessage: 'Cancelled: 3 of 3 deliveries re-queued.',
     });
     expect(runtime.replayBatches).toEqual([]);
+  });
+
+  it('cancels over REST too: POST /v1/webhook-replays/{id}/cancel; a completed replay is a CONFLICT', async () => {
+    await deadDeliveries(2);
+    const started = await rest(runtime, {
+      method: 'POST',
+      path: '/v1/webhook-deliveries/replay-dead',
+      token,
+      body: { since_hours: 24 },
+    });
+    expect(started.status, started.text).toBe(202);
+    const { id } = started.json as { id: string };
+    const cancel = () => rest(runtime, { method: 'POST', path: `/v1/webhook-replays/${id}/cancel`, token });
+    const cancelled = await cancel();
+    expect(cancelled.status, cancelled.text).toBe(200);
+    expect(cancelled.json).toMatchObject({ id, status: 'cancelled', replayed: 0 });
+    expect(await runReplayBatches()).toEqual(['skipped']);
+
+    await deadDeliveries(1);
+    const next = await rest(runtime, {
+      method: 'POST',
+      path: '/v1/webhook-deliveries/replay-dead',
+      token,
+      body: { since_hours: 24 },
+    });
+    expect(await runReplayBatches()).toEqual(['replay_completed']);
+    const late = await rest(runtime, {
+      method: 'POST',
+      path: `/v1/webhook-replays/${(next.json as { id: string }).id}/cancel`,
+      token,
+    });
+    expect(late.status).toBe(409);
+    expect(late.json).toMatchObject({ code: 'CONFLICT', detail: expect.stringContaining('is completed') });
   });
 
   it("another team's token finds no such task, and cannot cancel it", async () => {

@@ -12,5 +12,6 @@ export default defineIsolationCases<{ replayId: string }>({
   secretsOfB: (extra) => [extra.replayId],
   operations: {
     getWebhookReplay: { foreign: { input: (_w, extra) => ({ id: extra.replayId }), expect: NOT_FOUND } },
+    cancelWebhookReplay: { foreign: { input: (_w, extra) => ({ id: extra.replayId }), expect: NOT_FOUND } },
   },
 });

@@ -1,6 +1,6 @@
 import type { HandlersOf, OperationHandler } from '../../operations/handler.js';
 import { webhookReplaysModule } from './operations.js';
-import { getReplayJob } from './repository.js';
+import { cancelReplayJob, getReplayJob } from './repository.js';
 
 type Operations = typeof webhookReplaysModule.operations;
 
@@ -10,5 +10,13 @@ export const getWebhookReplay: OperationHandler<Operations['getWebhookReplay']> 
   { runtime, principal },
 ) => getReplayJob(runtime, principal, input.id);
 
+/** `POST /v1/webhook-replays/{id}/cancel` (and MCP `tasks/cancel`): the job, cancelled. */
+export const cancelWebhookReplay: OperationHandler<Operations['cancelWebhookReplay']> = async (
+  input,
+  { runtime, principal },
+) => cancelReplayJob(runtime, principal, input.id);
+
 /** Every handler of the webhook replays module. */
-export const webhookReplaysHandlers = { getWebhookReplay } satisfies HandlersOf<typeof webhookReplaysModule>;
+export const webhookReplaysHandlers = { getWebhookReplay, cancelWebhookReplay } satisfies HandlersOf<
+  typeof webhookReplaysModule
+>;

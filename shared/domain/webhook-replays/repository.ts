@@ -106,7 +106,8 @@ export async function getReplayJob(
 
 /**
  * Cancels a running job of the principal's team (no further batch starts; deliveries already re-queued stay so) and
- * returns it; a job that is no longer running is returned as it is. Errors: NOT_FOUND when absent or another team's.
+ * returns it; a job cancelled before is returned as it is. Errors: NOT_FOUND when absent or another team's; CONFLICT
+ * when the job has completed.
  */
 export async function cancelReplayJob(
   runtime: Pick<Runtime, 'store' | 'clock'>,
@@ -114,5 +115,11 @@ export async function cancelReplayJob(
   replayId: string,
 ): Promise<WebhookReplay> {
   await replayJobStore.cancel(runtime.store, principal.teamId, replayId, runtime.clock.nowMs());
-  return getReplayJob(runtime, principal, replayId);
+  const job = await getReplayJob(runtime, principal, replayId);
+  if (job.status === 'completed')
+    throw new ProblemError(
+      'CONFLICT',
+      `Webhook replay ${replayId} is completed; only a running replay can be cancelled.`,
+    );
+  return job;
 }
