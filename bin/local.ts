@@ -1,9 +1,9 @@
 /**
  * `npm start`: the whole service locally (DESIGN §5). Env: PORT (3000), HOST (127.0.0.1), DYNAMODB_ENDPOINT (unset:
  * DynamoDB Local on DYNAMODB_LOCAL_PORT, 8000), DATA_DIR, TIME_SCALE (≥ 1), DEMO_HISTORY=0, WEBHOOK_EXTRA_CA_FILE,
- * WEBHOOK_ALLOW_PRIVATE_TARGETS=1, SMTP_URL (unset: an embedded MailDev inbox on MAILDEV_SMTP_PORT and MAILDEV_WEB_PORT,
- * free ports by default), MAIL_FROM (members@localhost). The banner comes first; a first start's demo history is written
- * after it, and a line says when. SIGINT, SIGTERM, SIGHUP stop everything. With DATA_DIR the demo
+ * WEBHOOK_ALLOW_PRIVATE_TARGETS=1, SMTP_URL (unset: an embedded MailDev inbox on MAILDEV_SMTP_PORT and
+ * MAILDEV_WEB_PORT, free ports by default), MAIL_FROM (members@localhost). The banner comes first; a first start's demo
+ * history is written after it, and a line says when. SIGINT, SIGTERM, SIGHUP stop everything. With DATA_DIR the demo
  * token is kept in DATA_DIR/demo-token (0600) and reprinted while it still works, and the inbox in DATA_DIR/mail.
  */
 import { localServiceOptionsFromEnvironment, startLocalService, type LocalService } from '../shared/local/service.js';

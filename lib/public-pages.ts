@@ -32,10 +32,10 @@ export interface PublicPagesProps {
 
 /**
  * The public pages (DESIGN D26, D27, D32): the join pages, the subscriber portal and the unsubscribe page, one Lambda
- * behind the REST API with routes `ANY /join/{proxy+}`, `ANY /portal/{proxy+}` and `ANY /messages/unsubscribe`. It runs the join's and the portal's
- * operations, so it may use both tables with keyed operations and queries (no Scan, no BatchWriteItem),
- * send to the delivery queue and open stored credentials (Stripe Checkout and Billing Portal sessions).
- * No authorizer: the pages are public, rate-limited per IP and CSRF-protected by the Lambda itself.
+ * behind the REST API with routes `ANY /join/{proxy+}`, `ANY /portal/{proxy+}` and `ANY /messages/unsubscribe`. It runs
+ * the join's and the portal's operations, so it may use both tables with keyed operations and queries (no Scan, no
+ * BatchWriteItem), send to the delivery queue and open stored credentials (Stripe Checkout and Billing Portal
+ * sessions). No authorizer: the pages are public, rate-limited per IP and CSRF-protected by the Lambda itself.
  */
 export class PublicPages extends Construct {
   /** The public pages' Lambda. */

@@ -73,8 +73,8 @@ export interface BroadcastBatchMessage {
 }
 
 /**
- * A queue message that runs the next Stripe page of an import job (DESIGN D34): the job item is the source of truth (its
- * cursor and counts), so a duplicate or stale message does nothing twice.
+ * A queue message that runs the next Stripe page of an import job (DESIGN D34): the job item is the source of truth
+ * (its cursor and counts), so a duplicate or stale message does nothing twice.
  */
 export interface ImportPageMessage {
   kind: 'import_page';

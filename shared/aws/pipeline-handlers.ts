@@ -20,7 +20,10 @@ import type { StoredEvent } from '../events/outbox.js';
 import { logger } from '../logger.js';
 import { entity } from '../store/keys.js';
 
-/** Schema of a delivery-queue message body (see `PipelineMessage`: a delivery message, a job's next batch, a message to send). */
+/**
+ * Schema of a delivery-queue message body (see `PipelineMessage`: a delivery message, a job's next batch, a message to
+ * send).
+ */
 const DeliveryMessageSchema = z.discriminatedUnion('kind', [
   z.object({
     kind: z.enum(['attempt', 'dead_letter']),

@@ -86,7 +86,9 @@ export const MESSAGE_KIND_VALUES = MESSAGE_KINDS.map((kind) => kind.value) as un
   ...MessageKind[],
 ];
 
-/** True when `kind` is essential: sent despite an opt-out, without `List-Unsubscribe` (RFC 8058 applies to the rest). */
+/**
+ * True when `kind` is essential: sent despite an opt-out, without `List-Unsubscribe` (RFC 8058 applies to the rest).
+ */
 export function isEssentialMessage(kind: MessageKind): boolean {
   return MESSAGE_KINDS.find((entry) => entry.value === kind)?.essential ?? false;
 }

@@ -54,8 +54,8 @@ async function seedDemoTeam(store: Store, clock: Clock): Promise<{ team: Team; c
 /**
  * Demo team data (§5): `business` tier (D20), a project, three plans (one free), five access codes, through the domain
  * functions. With `history` they date from {@link DEMO_HISTORY_DAYS} days ago, the manual provider is connected, and
- * the returned step (null without `history`) fills the days since with {@link seedDemoHistory} and answers the seconds it
- * took.
+ * the returned step (null without `history`) fills the days since with {@link seedDemoHistory} and answers the seconds
+ * it took.
  */
 async function seedDemoData(
   store: Store,

@@ -72,7 +72,9 @@ export interface LocalMailOptions {
   smtpUrl?: string;
   /** `MAIL_FROM`; default {@link DEFAULT_SMTP_MAIL_FROM}. */
   mailFrom?: string;
-  /** Without `smtpUrl`: start an inbox on these ports (`MAILDEV_SMTP_PORT`, `MAILDEV_WEB_PORT`; 0: free) and send there. */
+  /**
+   * Without `smtpUrl`: start an inbox on these ports (`MAILDEV_SMTP_PORT`, `MAILDEV_WEB_PORT`; 0: free) and send there.
+   */
   inbox?: { smtpPort: number; webPort: number };
   /** A sender of the caller's own (tests): used as is, nothing started. */
   mail?: MailSender;

@@ -18,7 +18,9 @@ import { FairQueue } from './fair-queue.js';
 export interface LocalRuntimeOptions {
   store: Store;
   transport: WebhookTransport;
-  /** Sends the messages' e-mail (DESIGN D32; `npm start`: SMTP to its inbox or `SMTP_URL`); unset: the environment's. */
+  /**
+   * Sends the messages' e-mail (DESIGN D32; `npm start`: SMTP to its inbox or `SMTP_URL`); unset: the environment's.
+   */
   mail?: MailSender;
   clock?: Clock;
   /** `TIME_SCALE` (≥ 1): divides retry waits, the 72-hour dead-letter timer and the dual-signing window. */

@@ -46,14 +46,16 @@ interface MetadataDocumentClient extends OAuthClientRecord {
 
 const cache = new Map<string, { client: MetadataDocumentClient; freshUntilMs: number }>();
 
-/** True when `clientId` is meant as a metadata document URL (it starts with `https://`, or `http://` as refused later). */
+/**
+ * True when `clientId` is meant as a metadata document URL (it starts with `https://`, or `http://` as refused later).
+ */
 function isMetadataDocumentClientId(clientId: string): boolean {
   return /^https?:\/\//i.test(clientId);
 }
 
 /**
- * Checks a `client_id` URL (draft §3): `https` (loopback `http` only with private targets allowed), no credentials,
- * no fragment, a path other than `/`, in canonical form (so no dot segments). Errors: {@link ClientMetadataDocumentError}.
+ * Checks a `client_id` URL (draft §3): `https` (loopback `http` only with private targets allowed), no credentials, no
+ * fragment, a path other than `/`, in canonical form (so no dot segments). Errors: {@link ClientMetadataDocumentError}.
  */
 function checkedClientIdUrl(clientId: string, allowPrivateTargets: boolean): URL {
   let url: URL;
@@ -89,7 +91,9 @@ const MetadataDocument = z.extend(ClientMetadata, {
   token_endpoint_auth_method: z.optional(z.literal('none')),
 });
 
-/** Freshness of a response by its `Cache-Control` (MILLISECONDS): 0 for `no-store`/`no-cache`, else `max-age` bounded. */
+/**
+ * Freshness of a response by its `Cache-Control` (MILLISECONDS): 0 for `no-store`/`no-cache`, else `max-age` bounded.
+ */
 export function freshnessMs(cacheControl: string | null | undefined): number {
   const directives = (cacheControl ?? '')
     .toLowerCase()

@@ -150,7 +150,9 @@ async function abilitiesStillHeld(
   return requested.filter((ability): ability is Ability => isAbility(ability) && held.has(ability));
 }
 
-/** A spent refresh token presented again (RFC 9700 §4.14.2): the whole grant is revoked. Always throws `invalid_grant`. */
+/**
+ * A spent refresh token presented again (RFC 9700 §4.14.2): the whole grant is revoked. Always throws `invalid_grant`.
+ */
 async function refusedReuse(store: Store, clock: Clock, grantId: string): Promise<never> {
   await revokeOAuthGrant(store, clock, grantId);
   throw invalidGrant('The refresh token has already been used; the grant is revoked. Authorize again.');

@@ -188,7 +188,8 @@ const failure = (reason: string): { ok: false; reason: string } => ({ ok: false,
 /**
  * The Telegram `PlatformAdapter` (DESIGN D17, D22) on the project's linked chats: grant = lift a removal + a personal
  * single-use invite link ({@link INVITE_LINK_LIFETIME_SECONDS}); revoke/kick = ban then unban (no lasting ban); ban =
- * for good; presence = `getChatMember`. No bot → a failure naming `PUT /v1/projects/{id}/bot`; no Telegram user id or no linked chats → no call.
+ * for good; presence = `getChatMember`. No bot → a failure naming `PUT /v1/projects/{id}/bot`; no Telegram user id or
+ * no linked chats → no call.
  */
 export function telegramPlatformAdapter(dependencies: TelegramAdapterDependencies): PlatformAdapter {
   /** Opens the bot of the target's project, or answers why not. */

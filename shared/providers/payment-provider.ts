@@ -122,8 +122,8 @@ export interface CheckoutSessionRequest {
   /** Free trial in days (subscription mode only; 0: none). */
   trial_days: number;
   /**
-   * Whether the trial's checkout asks for a card (D33). false (with `trial_days` > 0): Stripe's `payment_method_collection:
-   * if_required`, and a trial that ends without a payment method cancels the subscription.
+   * Whether the trial's checkout asks for a card (D33). false (with `trial_days` > 0): Stripe's
+   * `payment_method_collection: if_required`, and a trial that ends without a payment method cancels the subscription.
    */
   trial_payment_method_required: boolean;
   customer_email: string | null;
@@ -204,7 +204,9 @@ export interface PaymentProviderAdapter {
   changeSubscription(request: SubscriptionChangeRequest): Promise<SubscriptionChangeResult>;
   /** Creates a hosted checkout for a plan (DESIGN D26); a provider without one answers a non-retryable failure. */
   createCheckoutSession(request: CheckoutSessionRequest): Promise<CheckoutSessionResult>;
-  /** Creates a hosted one-off payment of a gift (DESIGN D33); a provider without one answers a non-retryable failure. */
+  /**
+   * Creates a hosted one-off payment of a gift (DESIGN D33); a provider without one answers a non-retryable failure.
+   */
   createGiftCheckoutSession(request: GiftCheckoutSessionRequest): Promise<CheckoutSessionResult>;
   /**
    * Creates a hosted payment-method page for a customer (DESIGN D27); a provider without one answers a non-retryable

@@ -5,8 +5,9 @@ import { stripeClientOf, stripeFailure, type StripeAdapterDependencies } from '.
 /**
  * Stripe reads of an import (DESIGN D34): one page of a project's Prices (with their Product), Customers or
  * Subscriptions (every status), through the project's own key. Read-only: nothing here creates, updates, charges or
- * refunds. Pages are Stripe's list pagination (`limit`, `starting_after`, `has_more`) one call at a time — the job stores
- * the cursor between pages instead of the SDK's in-process auto-pagination, so a crash resumes at the page it stopped.
+ * refunds. Pages are Stripe's list pagination (`limit`, `starting_after`, `has_more`) one call at a time — the job
+ * stores the cursor between pages instead of the SDK's in-process auto-pagination, so a crash resumes at the page it
+ * stopped.
  */
 
 /** Objects read per Stripe list call (Stripe's maximum). */
@@ -59,8 +60,8 @@ export function stripeImportReader(dependencies: StripeAdapterDependencies) {
 }
 
 /**
- * Reads one Stripe subscription by id with the project's key (an audit's repair: what Stripe has now). Returns it or the
- * failure (`retryable` for 429, 5xx and an unreachable Stripe). Read-only.
+ * Reads one Stripe subscription by id with the project's key (an audit's repair: what Stripe has now). Returns it or
+ * the failure (`retryable` for 429, 5xx and an unreachable Stripe). Read-only.
  */
 export function stripeSubscriptionRetriever(dependencies: StripeAdapterDependencies) {
   const clientOf = stripeClientOf(dependencies);

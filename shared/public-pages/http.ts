@@ -37,7 +37,9 @@ export function hasJoinCsrf(request: PublicRequest): boolean {
   return hasDoubleSubmitToken(request, JOIN_CSRF_COOKIE);
 }
 
-/** The signed-out portal's CSRF token of this browser (its cookie), or a new one with the `Set-Cookie` that stores it. */
+/**
+ * The signed-out portal's CSRF token of this browser (its cookie), or a new one with the `Set-Cookie` that stores it.
+ */
 export function portalCsrfToken(request: PublicRequest): { token: string; cookies: string[] } {
   return doubleSubmitToken(request, PORTAL_CSRF_COOKIE);
 }
@@ -47,7 +49,9 @@ export function hasPortalCsrf(request: PublicRequest): boolean {
   return hasDoubleSubmitToken(request, PORTAL_CSRF_COOKIE);
 }
 
-/** The unsubscribe page's CSRF token of this browser (its cookie), or a new one with the `Set-Cookie` that stores it. */
+/**
+ * The unsubscribe page's CSRF token of this browser (its cookie), or a new one with the `Set-Cookie` that stores it.
+ */
 export function unsubscribeCsrfToken(request: PublicRequest): { token: string; cookies: string[] } {
   return doubleSubmitToken(request, UNSUBSCRIBE_CSRF_COOKIE);
 }

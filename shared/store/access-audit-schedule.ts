@@ -5,9 +5,9 @@ import type { Item, Key } from './requests.js';
 import type { Store } from './store.js';
 
 /**
- * The daily access audit's schedule (DESIGN D34, D14): a project's audit state item sits in the sparse schedule index by
- * the time of its next audit (`next_audit_at`), from the project's creation on. Its own index partition, apart from the
- * deadline index: the deadline worker's run pages it after the deadlines. Apart from the audits' store so project
+ * The daily access audit's schedule (DESIGN D34, D14): a project's audit state item sits in the sparse schedule index
+ * by the time of its next audit (`next_audit_at`), from the project's creation on. Its own index partition, apart from
+ * the deadline index: the deadline worker's run pages it after the deadlines. Apart from the audits' store so project
  * creation carries only this.
  */
 

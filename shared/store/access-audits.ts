@@ -182,8 +182,8 @@ export const accessAuditStore = {
 
   /**
    * Records one finished page (its findings stored first with {@link accessAuditStore.putFindings}): counts grow, the
-   * cursor moves to `next` (null: the job `succeeded`, leaves the index and stops being the running audit), on condition
-   * that the job is queued or running and has done exactly `job.pages` pages. False when not.
+   * cursor moves to `next` (null: the job `succeeded`, leaves the index and stops being the running audit), on
+   * condition that the job is queued or running and has done exactly `job.pages` pages. False when not.
    */
   async recordPage(
     store: Store,

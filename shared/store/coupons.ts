@@ -43,7 +43,9 @@ function countRedemption(
 }
 
 export const couponStore = {
-  /** Deletes every coupon and promotion code of a (deleted) project, outside any transaction. Returns how many items. */
+  /**
+   * Deletes every coupon and promotion code of a (deleted) project, outside any transaction. Returns how many items.
+   */
   async removeAll(store: Store, teamId: string, projectId: string): Promise<number> {
     return deleteItemsUnder(store, keys.couponPartition(teamId, projectId));
   },
@@ -150,8 +152,9 @@ export const couponStore = {
   },
 
   /**
-   * Adds to `tx` one redemption of `code` of coupon `couponId`. `strict` (we decide the redemption): only while both are
-   * active and under their limits, else `refused`; not strict (the provider already applied it): counted regardless.
+   * Adds to `tx` one redemption of `code` of coupon `couponId`. `strict` (we decide the redemption): only while both
+   * are active and under their limits, else `refused`; not strict (the provider already applied it): counted
+   * regardless.
    */
   redeem(
     tx: Transaction,

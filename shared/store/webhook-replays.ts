@@ -113,8 +113,8 @@ export const replayJobStore = {
   },
 
   /**
-   * Records the batch that was in progress when its job was cancelled: `replayed` grows by `replayed`, on condition that
-   * the job is `cancelled` and has done exactly `job.batches` batches. False when that condition failed.
+   * Records the batch that was in progress when its job was cancelled: `replayed` grows by `replayed`, on condition
+   * that the job is `cancelled` and has done exactly `job.batches` batches. False when that condition failed.
    */
   recordCancelledProgress(store: Store, job: StoredReplayJob, replayed: number, nowMs: number): Promise<boolean> {
     return conditionally(

@@ -4,8 +4,9 @@
  * fakes. Two fans pay through Stripe Checkout, join the group with their personal invite link and send the bot
  * `/start`. Each one's renewal fails at Stripe: the payment-failed notice arrives by e-mail (no `List-Unsubscribe`: an
  * essential kind) and by Telegram DM, both carrying the link to the invoice Stripe hosts, which opens it. As the clock
- * moves through the plan's 7 grace days, the fan who does not pay gets the day-3 and last-day notices, then loses access
- * (removed from the group, told so); the fan who pays the open invoice on day 1 gets nothing more and keeps access.
+ * moves through the plan's 7 grace days, the fan who does not pay gets the day-3 and last-day notices, then loses
+ * access (removed from the group, told so); the fan who pays the open invoice on day 1 gets nothing more and keeps
+ * access.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ManualClock } from '../../shared/clock.js';

@@ -1,8 +1,8 @@
 /**
  * E-mail on AWS (DESIGN D32), as CDK assertions on the synthesized stack: with context `mailFrom` the dispatcher (the
  * function that sends queued messages) gets `MAIL_FROM` and `ses:SendEmail`/`ses:SendRawEmail` on exactly the sender's
- * domain and address identities; without it (cdk.json's empty default) nothing is granted or set. Bundling is stubbed as in
- * `billing-webhook-secret.test.ts`; cdk-nag runs and throws on unacknowledged findings.
+ * domain and address identities; without it (cdk.json's empty default) nothing is granted or set. Bundling is stubbed
+ * as in `billing-webhook-secret.test.ts`; cdk-nag runs and throws on unacknowledged findings.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';

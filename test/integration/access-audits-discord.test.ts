@@ -1,9 +1,9 @@
 /**
  * Access audits, platform side (DESIGN D34), against the loopback Discord API: the audit pages the server's members
- * (`GET /guilds/{id}/members?limit=&after=`) and matches them to subscribers by linked account. Drift made on purpose at
- * the fake — a paid role added by hand to a member nobody pays for, the role taken from an entitled member, an entitled
- * member removed from the server — is found as `role_without_entitlement`, `role_missing` and `member_left`, and each
- * repair puts the fake back in line with our entitlements.
+ * (`GET /guilds/{id}/members?limit=&after=`) and matches them to subscribers by linked account. Drift made on purpose
+ * at the fake — a paid role added by hand to a member nobody pays for, the role taken from an entitled member, an
+ * entitled member removed from the server — is found as `role_without_entitlement`, `role_missing` and `member_left`,
+ * and each repair puts the fake back in line with our entitlements.
  */
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';

@@ -1,7 +1,7 @@
 /**
- * The tool server's icons (MCP `icons`, DESIGN D5) on both revisions: the server's own in `server/discover` (2026-07-28)
- * and in `initialize` (2025-11-25), and one per tool group on every tool of `tools/list`: an inline SVG, the same for
- * the tools of one group and different between groups. Through `handleMcpHttpRequest` on DynamoDB Local.
+ * The tool server's icons (MCP `icons`, DESIGN D5) on both revisions: the server's own in `server/discover`
+ * (2026-07-28) and in `initialize` (2025-11-25), and one per tool group on every tool of `tools/list`: an inline SVG,
+ * the same for the tools of one group and different between groups. Through `handleMcpHttpRequest` on DynamoDB Local.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TOOL_DEFINITIONS } from '../../shared/catalogues/tools.js';

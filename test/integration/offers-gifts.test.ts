@@ -1,7 +1,7 @@
 /**
- * Gifts (DESIGN D33) through the join page, the loopback Stripe fake and DynamoDB Local: the buyer posts the "Give as
- * a gift" form, which opens a Checkout Session in mode payment priced inline (the plan's amount on its product) with
- * the gift in its metadata; paying it (the fake delivers checkout.session.completed to the hook) marks the gift paid and
+ * Gifts (DESIGN D33) through the join page, the loopback Stripe fake and DynamoDB Local: the buyer posts the "Give as a
+ * gift" form, which opens a Checkout Session in mode payment priced inline (the plan's amount on its product) with the
+ * gift in its metadata; paying it (the fake delivers checkout.session.completed to the hook) marks the gift paid and
  * makes no subscription; the delivery deadline, once the clock passes deliver_at, e-mails the recipient one code that
  * redeems into the plan, and a second run sends nothing; without e-mail the buyer's receipt page shows the code.
  */

@@ -3,8 +3,8 @@
  * of the Stripe API and the fake delivering Stripe's signed events to the hook in-process: a card-less plan's Checkout
  * Session carries the trial, `payment_method_collection: if_required` and `missing_payment_method: cancel` (a
  * card-required one only the trial); a card-less trial that ends without a payment method is canceled and its access
- * removed, one with a card renews to active with its payment; an e-mail's second trial in the project is CONFLICT naming
- * `trial: false`, which sells the plan without its trial; a second trial Stripe completed anyway is recorded and
+ * removed, one with a card renews to active with its payment; an e-mail's second trial in the project is CONFLICT
+ * naming `trial: false`, which sells the plan without its trial; a second trial Stripe completed anyway is recorded and
  * logged. Against DynamoDB Local, on the injected clock.
  */
 import { randomBytes, randomUUID } from 'node:crypto';

@@ -1,8 +1,8 @@
 /**
- * Subscription plans (DESIGN D6, D14, D16, D22): create, read by id alone, list per
- * project (status filter, paging), update (price versions when subscriptions exist), activate,
- * deactivate and delete (only without live subscriptions); sync is in plans-sync.test.ts. Every operation over REST, the four plan tools over the tool server; every event emitted is
- * read from the outbox and checked against its published JSON Schema. Against DynamoDB Local, with an
+ * Subscription plans (DESIGN D6, D14, D16, D22): create, read by id alone, list per project (status filter, paging),
+ * update (price versions when subscriptions exist), activate, deactivate and delete (only without live subscriptions);
+ * sync is in plans-sync.test.ts. Every operation over REST, the four plan tools over the tool server; every event
+ * emitted is read from the outbox and checked against its published JSON Schema. Against DynamoDB Local, with an
  * injected clock.
  */
 import { randomUUID } from 'node:crypto';

@@ -1,12 +1,12 @@
 /**
- * The public pages' handler (DESIGN D26, D27) against DynamoDB Local, without a browser: the join page
- * lists only the project's active plans (paid plans without a synced provider price as unavailable, no
- * button); an unknown project and another team's project answer the same 404; a free plan (once the e-mailed link
- * confirms the address) and a code create the subscription and lead to a welcome page whose link is not guessable (a
- * forged one grants nothing); a paid plan of a Stripe-connected project leads (303) to Stripe Checkout (the loopback fake) and,
- * once the signed events arrived, the welcome page shows the subscription and a portal link; the portal
- * cancels at period end and resumes only the subscriber's own subscriptions; a form without its CSRF token
- * is refused (403); the per-IP rate limit answers 429; every answer carries the strict headers.
+ * The public pages' handler (DESIGN D26, D27) against DynamoDB Local, without a browser: the join page lists only the
+ * project's active plans (paid plans without a synced provider price as unavailable, no button); an unknown project and
+ * another team's project answer the same 404; a free plan (once the e-mailed link confirms the address) and a code
+ * create the subscription and lead to a welcome page whose link is not guessable (a forged one grants nothing); a paid
+ * plan of a Stripe-connected project leads (303) to Stripe Checkout (the loopback fake) and, once the signed events
+ * arrived, the welcome page shows the subscription and a portal link; the portal cancels at period end and resumes only
+ * the subscriber's own subscriptions; a form without its CSRF token is refused (403); the per-IP rate limit answers
+ * 429; every answer carries the strict headers.
  */
 
 import { randomUUID } from 'node:crypto';

@@ -33,7 +33,9 @@ afterAll(async () => {
 
 const { ok } = caller(() => ({ runtime, token: team.token }));
 
-/** Connects the project to the fake Stripe (events delivered to its hook in-process) and creates a card-less trial plan. */
+/**
+ * Connects the project to the fake Stripe (events delivered to its hook in-process) and creates a card-less trial plan.
+ */
 async function trialPlan(): Promise<{ id: string; name: string }> {
   runtime.integrations = {
     keyEncryptionKey: localKeyEncryptionKey(randomBytes(32)),

@@ -12,7 +12,9 @@ import { joinFreePlanByEmail, runtime, serve, team, usePublicPagesFixture } from
 
 usePublicPagesFixture();
 
-/** Joins the free plan of a new project on `platform` (no bot connected), confirms by e-mail, opens the welcome page. */
+/**
+ * Joins the free plan of a new project on `platform` (no bot connected), confirms by e-mail, opens the welcome page.
+ */
 async function freeJoin(platform: 'telegram' | 'discord') {
   const project = await createProject(runtime, team.principal, { name: 'Night owls', platform_type: platform });
   const free = await createPlan(

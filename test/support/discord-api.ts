@@ -1,12 +1,12 @@
 /**
- * A loopback fake of the Discord API and its OAuth2 token endpoint (DESIGN §6, D28): `@discordjs/rest` talks
- * to it through `DISCORD_API_BASE_URL` (`<url>` = `http://127.0.0.1:<port>/api`; REST calls under `/api/v10`,
- * the token endpoint at `/api/oauth2/token`). It records every call (method, route with ids, authorization,
- * body), knows the bots, guilds, roles, members, bans, application commands and OAuth2 codes it was told
- * about (the members list pages by `limit` and `after` in user id order; a code's exchange and each refresh issue fresh tokens; a refresh token works once, and an access
- * token stops working once refreshed; `expires_in` {@link TOKEN_LIFETIME_SECONDS}), answers 401 for an
- * unknown token, and can fail the next calls of a route (`failNext`) or rate-limit them (`rateLimitNext`,
- * 429 with `retry_after`). Unref'd, so it never keeps a test process alive; `stop()` closes it.
+ * A loopback fake of the Discord API and its OAuth2 token endpoint (DESIGN §6, D28): `@discordjs/rest` talks to it
+ * through `DISCORD_API_BASE_URL` (`<url>` = `http://127.0.0.1:<port>/api`; REST calls under `/api/v10`, the token
+ * endpoint at `/api/oauth2/token`). It records every call (method, route with ids, authorization, body), knows the
+ * bots, guilds, roles, members, bans, application commands and OAuth2 codes it was told about (the members list pages
+ * by `limit` and `after` in user id order; a code's exchange and each refresh issue fresh tokens; a refresh token works
+ * once, and an access token stops working once refreshed; `expires_in` {@link TOKEN_LIFETIME_SECONDS}), answers 401 for
+ * an unknown token, and can fail the next calls of a route (`failNext`) or rate-limit them (`rateLimitNext`, 429 with
+ * `retry_after`). Unref'd, so it never keeps a test process alive; `stop()` closes it.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

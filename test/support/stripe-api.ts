@@ -1,18 +1,17 @@
 /**
- * A loopback fake of the Stripe API (DESIGN §6: integrations are tested with their real SDKs pointed at
- * loopback fakes): the `stripe` SDK talks to it through `STRIPE_API_BASE_URL` (`IntegrationSettings.
- * stripeApiBaseUrl` = {@link FakeStripeApi.url}). It binds 127.0.0.1 on a free port and implements just what
- * the service calls: the lists of Products, Prices, Customers and Subscriptions (stripe-lists.ts), Products create (with a given `id`) and update,
- * Prices create, retrieve and update (`transfer_lookup_key` moves a lookup key), Refunds create,
- * Subscriptions retrieve, update and cancel (of subscriptions added with {@link FakeStripeApi.addSubscription}),
- * Checkout Sessions create and Billing Portal sessions create (stored, with a URL on the fake itself). Its
- * hosted checkout page (`GET /checkout/<id>`, no key) has a "Pay" form whose `POST /checkout/<id>/pay` does
- * what Stripe does when a buyer pays: it signs and delivers `checkout.session.completed` and (subscription
- * mode) `invoice.paid` to the hook given to {@link FakeStripeApi.deliverEventsTo}, makes the Stripe
- * subscription known, and answers 303 to the session's `success_url`; trials and their end are there too
- * (stripe-hosted.ts). Form
- * bodies are parsed with `qs` (Stripe's bracket keys: `metadata[plan_id]`, `recurring[interval]`); a POST
- * with an `Idempotency-Key` seen before answers the first response again, as Stripe does.
+ * A loopback fake of the Stripe API (DESIGN §6: integrations are tested with their real SDKs pointed at loopback
+ * fakes): the `stripe` SDK talks to it through `STRIPE_API_BASE_URL` (`IntegrationSettings. stripeApiBaseUrl` = {@link
+ * FakeStripeApi.url}). It binds 127.0.0.1 on a free port and implements just what the service calls: the lists of
+ * Products, Prices, Customers and Subscriptions (stripe-lists.ts), Products create (with a given `id`) and update,
+ * Prices create, retrieve and update (`transfer_lookup_key` moves a lookup key), Refunds create, Subscriptions
+ * retrieve, update and cancel (of subscriptions added with {@link FakeStripeApi.addSubscription}), Checkout Sessions
+ * create and Billing Portal sessions create (stored, with a URL on the fake itself). Its hosted checkout page (`GET
+ * /checkout/<id>`, no key) has a "Pay" form whose `POST /checkout/<id>/pay` does what Stripe does when a buyer pays: it
+ * signs and delivers `checkout.session.completed` and (subscription mode) `invoice.paid` to the hook given to {@link
+ * FakeStripeApi.deliverEventsTo}, makes the Stripe subscription known, and answers 303 to the session's `success_url`;
+ * trials and their end are there too (stripe-hosted.ts). Form bodies are parsed with `qs` (Stripe's bracket keys:
+ * `metadata[plan_id]`, `recurring[interval]`); a POST with an `Idempotency-Key` seen before answers the first response
+ * again, as Stripe does.
  *
  * Keys: only keys given to {@link FakeStripeApi.addKey} are accepted (else 401 with Stripe's message,
  * which names the key masked but for its last 4 characters, as Stripe does). Every request is recorded
@@ -123,7 +122,10 @@ async function readBody(request: IncomingMessage): Promise<string> {
 const bool = (value: unknown, fallback: boolean) =>
   value === undefined ? fallback : value === true || value === 'true';
 
-/** Starts the fake Stripe API on 127.0.0.1 (a free port); `options.nowMs` is its clock (default real time): give the test's injected clock to move with it. */
+/**
+ * Starts the fake Stripe API on 127.0.0.1 (a free port); `options.nowMs` is its clock (default real time): give the
+ * test's injected clock to move with it.
+ */
 export async function startFakeStripeApi(options: { nowMs?: () => number } = {}): Promise<FakeStripeApi> {
   const keys = new Map<string, string>();
   const failures: { failure: StripeFailure; times: number; method?: string; pathPrefix?: string }[] = [];

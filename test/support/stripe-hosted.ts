@@ -46,7 +46,10 @@ export interface HostedStripe {
   pay: (sessionId: string, options?: { email?: string; card?: boolean }) => Promise<string>;
   /** Ends the trial of Stripe subscription `id` now, delivering the events Stripe would. */
   endTrial: (id: string) => Promise<void>;
-  /** The renewal of Stripe subscription `id` fails now: `past_due`, an open invoice, `invoice.payment_failed`. Returns the invoice's hosted URL. */
+  /**
+   * The renewal of Stripe subscription `id` fails now: `past_due`, an open invoice, `invoice.payment_failed`. Returns
+   * the invoice's hosted URL.
+   */
   failRenewal: (id: string) => Promise<string>;
   /** The open invoice of Stripe subscription `id` is paid now: `active`, `invoice.paid` of the period. */
   payOpenInvoice: (id: string) => Promise<void>;
@@ -80,7 +83,9 @@ export function hostedStripe(state: HostedStripeState): HostedStripe {
     deliveredEvents.push({ type, status });
   };
 
-  /** A buyer paid `session` with `email`: the events Stripe sends, the subscription it creates, where the buyer goes. */
+  /**
+   * A buyer paid `session` with `email`: the events Stripe sends, the subscription it creates, where the buyer goes.
+   */
   const pay = async (session: Record<string, any>, email: string, card: boolean): Promise<string> => {
     const customer = nextId('cus');
     const { priceId, amount: fullPrice, currency } = firstLineItemCharge(session, prices);

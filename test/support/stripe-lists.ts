@@ -39,7 +39,9 @@ export interface FakeStripeLists {
    * customer `i` with one subscription in state `SEEDED_STATES[i % 8]`, periods of 30 days started `i % 20` days ago.
    */
   seedAccount: (count: number) => SeededAccount;
-  /** Makes Stripe subscription `id` (of `customer`, on `priceId`) known, as a completed checkout would have created it. */
+  /**
+   * Makes Stripe subscription `id` (of `customer`, on `priceId`) known, as a completed checkout would have created it.
+   */
   addSubscription: (
     id: string,
     options: { priceId: string; customer?: string; status?: string },

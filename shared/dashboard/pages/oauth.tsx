@@ -51,8 +51,8 @@ function withRedirectOrigin(result: ApiGatewayResult, redirectUri: string): ApiG
 }
 
 /**
- * Abilities grouped by object, in catalogue order: `[object, actions]` pairs (`["project", ["view-any", "update"]]`), so
- * a consent of twenty abilities is a few lines and its decision stays in view.
+ * Abilities grouped by object, in catalogue order: `[object, actions]` pairs (`["project", ["view-any", "update"]]`),
+ * so a consent of twenty abilities is a few lines and its decision stays in view.
  */
 function abilityGroups(abilities: readonly string[]): [string, string[]][] {
   const groups = new Map<string, string[]>();

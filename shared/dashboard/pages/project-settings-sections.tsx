@@ -154,7 +154,10 @@ export function BotSection(props: { viewer: Viewer; project: Project; extra?: Se
   );
 }
 
-/** The payment provider section: the connected provider with the Stripe webhook URL to paste, or the forms that connect one. */
+/**
+ * The payment provider section: the connected provider with the Stripe webhook URL to paste, or the forms that connect
+ * one.
+ */
 export function ProviderSection(props: {
   viewer: Viewer;
   project: Project;

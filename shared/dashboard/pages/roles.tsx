@@ -15,11 +15,11 @@ import { htmlResult, redirectResult, type SignedInRequest } from '../http.js';
 import { listOrEmpty, read, write, type ListPage } from './kit.js';
 
 /**
- * Roles and groups (DESIGN D19, D21; a team member's roles are `team-member-roles.tsx`): custom roles are created and edited with
- * the catalogue's abilities as checkboxes grouped by domain (only abilities the member holds can be
- * granted, as `createRole` requires) and an optional project scope, and deleted (a role still held shows
- * the CONFLICT readably, with who holds it); the six built-in roles are read-only. Groups are created,
- * edited (name, roles, members) and deleted. Every action runs its operation with the member as principal.
+ * Roles and groups (DESIGN D19, D21; a team member's roles are `team-member-roles.tsx`): custom roles are created and
+ * edited with the catalogue's abilities as checkboxes grouped by domain (only abilities the member holds can be
+ * granted, as `createRole` requires) and an optional project scope, and deleted (a role still held shows the CONFLICT
+ * readably, with who holds it); the six built-in roles are read-only. Groups are created, edited (name, roles, members)
+ * and deleted. Every action runs its operation with the member as principal.
  */
 
 /** The roles and groups page (groups' pages, `groups.tsx`, lead back to it). */

@@ -20,9 +20,10 @@ import type { AccessAudit, AccessAuditFinding, CreateAccessAuditRequest, LatestA
 export type AuditTrigger = StoredAccessAudit['trigger'];
 
 /**
- * `POST /v1/projects/{project_id}/access-audits`: sets the policy and schedule given, stores a queued job and queues its
- * first page (a project's first audit puts its next daily audit a day on); answers the job (202). Errors: NOT_FOUND (project absent, foreign or out of scope); CONFLICT (an audit of
- * the project is running: named; or the project is archived).
+ * `POST /v1/projects/{project_id}/access-audits`: sets the policy and schedule given, stores a queued job and queues
+ * its first page (a project's first audit puts its next daily audit a day on); answers the job (202). Errors: NOT_FOUND
+ * (project absent, foreign or out of scope); CONFLICT (an audit of the project is running: named; or the project is
+ * archived).
  */
 export async function createAccessAudit(
   runtime: Pick<Runtime, 'store' | 'clock' | 'deliveryQueue'>,

@@ -1,10 +1,10 @@
 import { defineFacts } from '../define-facts.js';
 
 /**
- * Access audits' keys (DESIGN D34; no abilities of their own: the interface fixes the catalogue). A project's audit jobs
- * share its audits partition with the project's audit state (the latest and the running audit, the policy); an audit's
- * findings are in a partition of their own; a job still to finish is in a sparse index by the time of its last progress,
- * so the sweeper restarts a stalled one.
+ * Access audits' keys (DESIGN D34; no abilities of their own: the interface fixes the catalogue). A project's audit
+ * jobs share its audits partition with the project's audit state (the latest and the running audit, the policy); an
+ * audit's findings are in a partition of their own; a job still to finish is in a sparse index by the time of its last
+ * progress, so the sweeper restarts a stalled one.
  */
 export const accessAuditsFacts = defineFacts({
   keys: {

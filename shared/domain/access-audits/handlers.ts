@@ -18,7 +18,10 @@ export const getLatestAccessAudit: OperationHandler<Operations['getLatestAccessA
   { runtime, principal },
 ) => useCases().then(({ getLatestAccessAudit }) => getLatestAccessAudit(runtime, principal, project_id, query));
 
-/** `POST /v1/projects/{project_id}/access-audits/findings/{finding_id}/repair` (see `repairAccessAuditFinding` in `audits.ts`). */
+/**
+ * `POST /v1/projects/{project_id}/access-audits/findings/{finding_id}/repair` (see `repairAccessAuditFinding` in
+ * `audits.ts`).
+ */
 export const repairAccessAuditFinding: OperationHandler<Operations['repairAccessAuditFinding']> = (
   { project_id, finding_id },
   { runtime, principal },

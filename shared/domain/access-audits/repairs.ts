@@ -186,7 +186,9 @@ async function deliverInviteLinks(
   });
 }
 
-/** Applies the repair of `finding` (open) as `principal`. Never throws for a provider's refusal: its outcome says why. */
+/**
+ * Applies the repair of `finding` (open) as `principal`. Never throws for a provider's refusal: its outcome says why.
+ */
 export function applyRepair(
   runtime: Runtime,
   principal: Principal,

@@ -2,7 +2,9 @@ import { restartStalledJobs } from '../resumable-jobs.js';
 import type { Runtime } from '../../runtime.js';
 import { accessAuditStore } from '../../store/access-audits.js';
 
-/** The sweeper's part of access audits (DESIGN D34), apart from the worker so the sweeper's bundle stays small (D23). */
+/**
+ * The sweeper's part of access audits (DESIGN D34), apart from the worker so the sweeper's bundle stays small (D23).
+ */
 
 /**
  * Queues the next page of every unfinished audit whose last progress is older than `beforeMs` (epoch ms): its worker

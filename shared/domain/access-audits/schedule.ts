@@ -13,11 +13,12 @@ import { parseAccessAuditState } from './record.js';
 import { auditPrincipal } from './worker.js';
 
 /**
- * The daily access audit (DESIGN D34): a project's creation puts its audit state in the schedule index, due a day later;
- * the deadline worker's run (every minute on AWS, the local timers locally) starts the project's audit through the audit
- * operation and moves it a day on. A project never audited with nothing to compare (not billed through Stripe, no bot
- * watching a linked resource) costs one project read and the move. A project whose schedule is `off` stays in the
- * index (turning the schedule on again needs nothing more) but is not audited; a deleted project's state goes.
+ * The daily access audit (DESIGN D34): a project's creation puts its audit state in the schedule index, due a day
+ * later; the deadline worker's run (every minute on AWS, the local timers locally) starts the project's audit through
+ * the audit operation and moves it a day on. A project never audited with nothing to compare (not billed through
+ * Stripe, no bot watching a linked resource) costs one project read and the move. A project whose schedule is `off`
+ * stays in the index (turning the schedule on again needs nothing more) but is not audited; a deleted project's state
+ * goes.
  */
 
 /** The audit operation run with the schedule as its trigger. */
@@ -26,7 +27,9 @@ const scheduledAudit: OperationHandler<typeof accessAuditsModule.operations.crea
   { runtime, principal },
 ) => createAccessAudit(runtime, principal, project_id, {}, 'schedule');
 
-/** Whether an audit of `project` compares anything: it is billed through Stripe, or its bot watches a linked resource. */
+/**
+ * Whether an audit of `project` compares anything: it is billed through Stripe, or its bot watches a linked resource.
+ */
 function hasSomethingToAudit(project: Project): boolean {
   return project.payment_provider?.provider === STRIPE || (project.bot !== null && project.resources.length > 0);
 }

@@ -22,7 +22,9 @@ function publicSettings(projectId: string, state: AccessAuditState): AccessAudit
   };
 }
 
-/** `GET /v1/projects/{project_id}/access-audit-settings`. Errors: NOT_FOUND (project absent, foreign or out of scope). */
+/**
+ * `GET /v1/projects/{project_id}/access-audit-settings`. Errors: NOT_FOUND (project absent, foreign or out of scope).
+ */
 export async function getAccessAuditSettings(
   runtime: Pick<Runtime, 'store'>,
   principal: Principal,
@@ -33,8 +35,8 @@ export async function getAccessAuditSettings(
 }
 
 /**
- * `POST /v1/projects/{project_id}/access-audit-settings`: sets the policy and schedule given (a field left out keeps its
- * value; a project not on the daily schedule yet is put on it, a day on) and answers the settings; runs no audit.
+ * `POST /v1/projects/{project_id}/access-audit-settings`: sets the policy and schedule given (a field left out keeps
+ * its value; a project not on the daily schedule yet is put on it, a day on) and answers the settings; runs no audit.
  * Errors: NOT_FOUND (project absent, foreign or out of scope).
  */
 export async function updateAccessAuditSettings(

@@ -76,7 +76,9 @@ function storedFinding(job: StoredAccessAudit, draft: FindingDraft, nowMs: numbe
   };
 }
 
-/** Repairs each finding through the repair operation (the pipeline: authorization, activity); failures stay recorded. */
+/**
+ * Repairs each finding through the repair operation (the pipeline: authorization, activity); failures stay recorded.
+ */
 async function repairAll(runtime: Runtime, job: StoredAccessAudit, findings: readonly StoredFinding[]): Promise<void> {
   const operation = accessAuditsModule.operations.repairAccessAuditFinding;
   for (const finding of findings) {

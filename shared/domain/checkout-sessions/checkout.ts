@@ -147,9 +147,9 @@ export async function sellablePlan(
 
 /**
  * Starts a hosted Stripe checkout (D26), storing nothing (the subscription comes with `checkout.session.completed`);
- * with the plan's trial unless `trial` is false, card-less when the plan allows it (D33); a promotion code is checked here and applied by Stripe.
- * Errors: NOT_FOUND; CONFLICT (archived, inactive/free plan, no Stripe, not synced, the e-mail's trial used);
- * VALIDATION_FAILED (no redirect URL, Stripe's refusal); PROVIDER_UNAVAILABLE.
+ * with the plan's trial unless `trial` is false, card-less when the plan allows it (D33); a promotion code is checked
+ * here and applied by Stripe. Errors: NOT_FOUND; CONFLICT (archived, inactive/free plan, no Stripe, not synced, the
+ * e-mail's trial used); VALIDATION_FAILED (no redirect URL, Stripe's refusal); PROVIDER_UNAVAILABLE.
  */
 export async function startCheckout(
   runtime: { store: Store; clock: Clock } & IntegrationRuntime,

@@ -12,8 +12,8 @@ import type { Coupon, CreateCouponRequest, PromotionCode } from './schema.js';
 export type CouponTerms = Pick<Coupon, 'percent_off' | 'amount_off' | 'currency' | 'duration'>;
 
 /**
- * `amount` (minor units of `currency`) after `terms`: a percentage rounded to the nearest minor unit (as Stripe rounds),
- * an amount off never below 0; an amount off in another currency takes nothing off.
+ * `amount` (minor units of `currency`) after `terms`: a percentage rounded to the nearest minor unit (as Stripe
+ * rounds), an amount off never below 0; an amount off in another currency takes nothing off.
  */
 export function discountedAmount(amount: number, currency: string, terms: CouponTerms): number {
   if (terms.percent_off !== null) return amount - Math.round((amount * terms.percent_off) / 100);
@@ -123,8 +123,8 @@ export function discountAfter(
 }
 
 /**
- * The cross-field rules of a new coupon: exactly one of `percent_off` or `amount_off`, `currency` with `amount_off` only,
- * `duration_in_months` with `repeating` only, each code once (case-insensitive). Empty when it is consistent.
+ * The cross-field rules of a new coupon: exactly one of `percent_off` or `amount_off`, `currency` with `amount_off`
+ * only, `duration_in_months` with `repeating` only, each code once (case-insensitive). Empty when it is consistent.
  */
 export function couponTermsErrors(request: CreateCouponRequest): FieldError[] {
   const errors: FieldError[] = [];

@@ -9,9 +9,9 @@ import type { Discount } from './discount.js';
 import type { Coupon, PromotionCode } from './schema.js';
 
 /**
- * Redeeming offers (DESIGN D33): a code checked before a checkout or a recorded payment, counted in the transaction that
- * applies it (limits hold under concurrency: a conditional counter), and a Stripe-applied discount recognised from the
- * ids Stripe reports (our coupon id is Stripe's).
+ * Redeeming offers (DESIGN D33): a code checked before a checkout or a recorded payment, counted in the transaction
+ * that applies it (limits hold under concurrency: a conditional counter), and a Stripe-applied discount recognised from
+ * the ids Stripe reports (our coupon id is Stripe's).
  */
 
 /** A code that may be redeemed on a plan now: its coupon and code. */
@@ -22,8 +22,8 @@ export interface RedeemableCode {
 
 /**
  * The coupon and code `text` names in a project when it may be redeemed on `plan` at `nowMs` (epoch MILLISECONDS);
- * `firstTransaction` says whether the buyer never paid the project (asked only of a first-time-only code; unknown: yes).
- * Errors: VALIDATION_FAILED at `field` (default `promotion_code`) with a message a buyer understands.
+ * `firstTransaction` says whether the buyer never paid the project (asked only of a first-time-only code; unknown:
+ * yes). Errors: VALIDATION_FAILED at `field` (default `promotion_code`) with a message a buyer understands.
  */
 export async function redeemableCode(
   store: Store,
@@ -47,8 +47,8 @@ export async function redeemableCode(
 }
 
 /**
- * Adds to `tx` one redemption of `code` of `coupon`: `strict` when we decide it (refused with CONFLICT when the limit was
- * reached meanwhile), not strict when the provider applied it already (counted regardless).
+ * Adds to `tx` one redemption of `code` of `coupon`: `strict` when we decide it (refused with CONFLICT when the limit
+ * was reached meanwhile), not strict when the provider applied it already (counted regardless).
  */
 export function countRedemption(
   tx: Transaction,

@@ -319,8 +319,8 @@ export async function readCoupon(
 }
 
 /**
- * The coupon and active-or-not promotion code a buyer typed (`text`, any case) in a project, or null when the project has
- * no such code. Two strongly consistent GetItems.
+ * The coupon and active-or-not promotion code a buyer typed (`text`, any case) in a project, or null when the project
+ * has no such code. Two strongly consistent GetItems.
  */
 export async function findPromotionCode(
   store: Store,

@@ -31,9 +31,9 @@ import type { ImportKind, ImportOutcome } from './schema.js';
 
 /**
  * One Stripe object of an import page (DESIGN D34), mapped by its Stripe id so a repeated page or a re-run creates
- * nothing twice: a Price → a plan created `synced` with the Price's ids (or the plan `plan_mapping` names), a Customer →
- * a subscriber linked to the customer id, a Subscription → a subscription linked to the Stripe subscription, created as
- * Stripe has it (`subscriptions/imported.ts`); one already linked is brought up to date through the
+ * nothing twice: a Price → a plan created `synced` with the Price's ids (or the plan `plan_mapping` names), a Customer
+ * → a subscriber linked to the customer id, a Subscription → a subscription linked to the Stripe subscription, created
+ * as Stripe has it (`subscriptions/imported.ts`); one already linked is brought up to date through the
  * `customer.subscription.updated` mapping of the Stripe hook. A dry run reads and decides, and writes nothing.
  */
 

@@ -142,7 +142,9 @@ const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;'
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (character) => ESCAPES[character]);
 const LINK = /https?:\/\/[^\s<>"']+[^\s<>"'.,;:!?)]/g;
 
-/** The HTML of a plain-text message: escaped, a paragraph per blank-line-separated block, line breaks and links kept. */
+/**
+ * The HTML of a plain-text message: escaped, a paragraph per blank-line-separated block, line breaks and links kept.
+ */
 function htmlOfText(text: string): string {
   return text
     .split(/\n{2,}/)

@@ -11,8 +11,8 @@ import { defaultMessageTemplate, loadMessageTemplate, loadMessageTemplates } fro
 
 /**
  * The message template use cases (DESIGN D32): list and read a project's templates (saved or default), save one after
- * checking it renders against a sample (validation.ts), and reset one to the default. Every call first checks that the project is the
- * caller's (NOT_FOUND alike for a missing, foreign or out-of-scope project).
+ * checking it renders against a sample (validation.ts), and reset one to the default. Every call first checks that the
+ * project is the caller's (NOT_FOUND alike for a missing, foreign or out-of-scope project).
  */
 
 /** The caller's project (NOT_FOUND when absent, foreign or outside the token's projects). */

@@ -10,9 +10,9 @@ import { ProblemError } from '../../errors.js';
 import { ConfigurationError } from '../../config.js';
 
 /**
- * Sending one rendered message through its channel (DESIGN D32), and what a failure means: `transient` (retried after
- * a wait: 5xx, 429, no answer), `throttled` (the bot is at the service's own rate for its platform: nothing was sent,
- * put off without counting as an attempt), `blocked` (the subscriber blocked the bot or the DM is refused: recorded, never
+ * Sending one rendered message through its channel (DESIGN D32), and what a failure means: `transient` (retried after a
+ * wait: 5xx, 429, no answer), `throttled` (the bot is at the service's own rate for its platform: nothing was sent, put
+ * off without counting as an attempt), `blocked` (the subscriber blocked the bot or the DM is refused: recorded, never
  * retried), `bounced` (the address was refused for good: recorded, never retried), `unreachable` (no bot any more).
  */
 

@@ -63,10 +63,10 @@ function occasionIdentity(intent: MessageIntent): string {
 }
 
 /**
- * Makes and queues the messages of `intents` for one team (DESIGN D32): each intent's channels, one message per
- * channel (`skipped` when the subscriber opted out of a non-essential kind, or cannot be reached), written only the
- * first time its occasion is seen; `delivery` (a broadcast's) replaces the template's. Returns the messages queued. Throws on store and queue errors (callers retry: the
- * markers make a retry write nothing twice).
+ * Makes and queues the messages of `intents` for one team (DESIGN D32): each intent's channels, one message per channel
+ * (`skipped` when the subscriber opted out of a non-essential kind, or cannot be reached), written only the first time
+ * its occasion is seen; `delivery` (a broadcast's) replaces the template's. Returns the messages queued. Throws on
+ * store and queue errors (callers retry: the markers make a retry write nothing twice).
  */
 export async function queueMessages(
   runtime: Pick<Runtime, 'store' | 'clock' | 'deliveryQueue'>,

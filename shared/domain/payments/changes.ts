@@ -67,7 +67,8 @@ export async function changePayment(
         },
         (tx, change) => {
           writePaymentUpdate(tx, principal.teamId, item, next!, providerRefundId, reservationKey);
-          // A change that neither refunds nor moves the status (an acceptance) happened to no payment: no payment event.
+          // A change that neither refunds nor moves the status (an acceptance) happened to no payment: no payment
+          // event.
           if (extra || next!.status !== payment.status)
             tx.emit({
               type: eventOf(extra ? 'refunded' : next!.status),

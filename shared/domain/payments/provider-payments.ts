@@ -58,10 +58,10 @@ export interface ProviderPaymentOutcome {
 
 /**
  * Records a payment the provider reports (DESIGN D16, D22): new → a payment of ours with its `keys.providerPayment`
- * item; known → only forward (pending/failed → succeeded with the amount paid, pending → failed). With `drivesSubscription`, fires its D15
- * transition ({@link paymentTrigger}) in the same transaction, unless a succeeded payment does not match its plan's
- * price ({@link priceMismatch}): then it is recorded with its `mismatch` and waits for the creator's acceptance.
- * Errors: NOT_FOUND (gone); CONFLICT (kept changing).
+ * item; known → only forward (pending/failed → succeeded with the amount paid, pending → failed). With
+ * `drivesSubscription`, fires its D15 transition ({@link paymentTrigger}) in the same transaction, unless a succeeded
+ * payment does not match its plan's price ({@link priceMismatch}): then it is recorded with its `mismatch` and waits
+ * for the creator's acceptance. Errors: NOT_FOUND (gone); CONFLICT (kept changing).
  */
 export async function recordProviderPayment(
   runtime: UnitOfWorkRuntime,

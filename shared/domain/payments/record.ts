@@ -5,8 +5,8 @@ import { Payment } from './schema.js';
 
 /**
  * A payment item as stored (`keys.payment`, DESIGN D14, D16): the public fields, `amount_refunded` and
- * `provider_payment_id` and `mismatch` tolerated absent (read as 0, null and null). `revision` and `provider_refund_id` are
- * read by the writes, not here.
+ * `provider_payment_id` and `mismatch` tolerated absent (read as 0, null and null). `revision` and `provider_refund_id`
+ * are read by the writes, not here.
  */
 const StoredPayment = z.partial(Payment, {
   amount_refunded: true,

@@ -104,9 +104,10 @@ export function sessionTrialDays(
  * `checkout.session.completed`: finds or creates the subscriber by Stripe customer (tier limit counted) and creates the
  * subscription on `metadata.plan_id` (else a line item's synced plan): mode `subscription` → pending; mode `payment`
  * paid → active with its payment, same transaction (pending with the payment flagged when it does not match the plan's
- * price). A trial (its days from the session, {@link sessionTrialDays}) starts trialing and uses up the buyer's e-mail's
- * one trial in the project (D33; a second one that slipped through is recorded and logged). An already linked Stripe
- * subscription changes nothing. A gift's session (`metadata.gift_id`) only marks the gift paid (`../gifts/paid.ts`).
+ * price). A trial (its days from the session, {@link sessionTrialDays}) starts trialing and uses up the buyer's
+ * e-mail's one trial in the project (D33; a second one that slipped through is recorded and logged). An already linked
+ * Stripe subscription changes nothing. A gift's session (`metadata.gift_id`) only marks the gift paid
+ * (`../gifts/paid.ts`).
  */
 export async function checkoutCompleted(
   context: EventContext,

@@ -18,7 +18,9 @@ import {
  * commits conditional on the revision read, again on a lost race.
  */
 
-/** A plan's price and billing terms (the fields a price version holds) plus its trial (D33: whether it needs a card). */
+/**
+ * A plan's price and billing terms (the fields a price version holds) plus its trial (D33: whether it needs a card).
+ */
 export interface Terms {
   amount: number;
   currency: string;
@@ -191,8 +193,8 @@ export function decidePlanUpdate(
   const statusChanged = next.status !== plan.status;
   const rolesChanged =
     JSON.stringify(next.platform_role_ids ?? null) !== JSON.stringify(plan.platform_role_ids ?? null);
-  // The grace period, a trial's card choice and typed promotion codes are the service's own (not listed at the provider): no price version,
-  // no sync (Checkout asks for the card or not when the session is created).
+  // The grace period, a trial's card choice and typed promotion codes are the service's own (not listed at the
+  // provider): no price version, no sync (Checkout asks for the card or not when the session is created).
   const graceChanged =
     next.grace_days !== plan.grace_days ||
     next.trial_payment_method_required !== plan.trial_payment_method_required ||

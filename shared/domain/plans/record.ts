@@ -4,10 +4,10 @@ import { recordParser } from '../../store/records.js';
 import { Plan } from './schema.js';
 
 /**
- * A plan item as stored (`TEAM#<team>`, `PLAN#<uuid>`; DESIGN D14, D16, D22): the public fields, those
- * added after the first plans were stored absent on older items (`description`, `access_days`,
- * `trial_days`, `trial_payment_method_required`, `allow_promotion_codes`, `grace_days`, `price_history` and the provider-sync fields). Its `revision` and
- * `live_subscription_count` are read from the item by the writes, not here.
+ * A plan item as stored (`TEAM#<team>`, `PLAN#<uuid>`; DESIGN D14, D16, D22): the public fields, those added after the
+ * first plans were stored absent on older items (`description`, `access_days`, `trial_days`,
+ * `trial_payment_method_required`, `allow_promotion_codes`, `grace_days`, `price_history` and the provider-sync
+ * fields). Its `revision` and `live_subscription_count` are read from the item by the writes, not here.
  */
 const StoredPlan = z.partial(Plan, {
   description: true,

@@ -169,10 +169,10 @@ const PlatformRoleIds = z
   .check(z.maxLength(MAX_PLAN_ROLES));
 
 /**
- * Body of `POST /v1/projects/{project_id}/plans` (and the `create_plan` tool's arguments besides
- * `project_id`). Cross-field rules (checked by the use case, VALIDATION_FAILED): `one_time` needs
- * `access_days` and takes no trial (nor `trial_payment_method_required: false`); recurring plans take no `access_days`; `interval_count` at most
- * 52 weeks, 12 months or 1 year.
+ * Body of `POST /v1/projects/{project_id}/plans` (and the `create_plan` tool's arguments besides `project_id`).
+ * Cross-field rules (checked by the use case, VALIDATION_FAILED): `one_time` needs `access_days` and takes no trial
+ * (nor `trial_payment_method_required: false`); recurring plans take no `access_days`; `interval_count` at most 52
+ * weeks, 12 months or 1 year.
  */
 export const CreatePlanRequest = z
   .strictObject({

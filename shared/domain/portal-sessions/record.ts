@@ -15,7 +15,9 @@ const StoredPortalLink = z.object({ team_id: Uuid, project_id: Uuid, subscriber_
 /** Parses a portal link item (throws StoredRecordError when it does not match). */
 export const parseStoredPortalLink = recordParser(entity.portalLink, StoredPortalLink, hashKey('portal link'));
 
-/** A free join's one-time confirmation link as stored: the subscription it activates and its end (epoch MILLISECONDS). */
+/**
+ * A free join's one-time confirmation link as stored: the subscription it activates and its end (epoch MILLISECONDS).
+ */
 const StoredJoinConfirmation = z.extend(StoredPortalLink, { subscription_id: Uuid });
 /** A stored confirmation link (see {@link StoredJoinConfirmation}). */
 export type JoinConfirmation = z.infer<typeof StoredJoinConfirmation>;

@@ -268,8 +268,8 @@ export async function disconnectBot(
 }
 
 /**
- * Deletes the slash commands (`/membership`, `/stop`, `/start`) of a Discord project's application (DESIGN D28), best effort: a
- * failure (Discord down, a token it no longer accepts) is logged — Discord's message, never a secret — and
+ * Deletes the slash commands (`/membership`, `/stop`, `/start`) of a Discord project's application (DESIGN D28), best
+ * effort: a failure (Discord down, a token it no longer accepts) is logged — Discord's message, never a secret — and
  * does not stop the disconnect.
  */
 async function deleteDiscordCommand(

@@ -19,7 +19,8 @@ import { DEFAULT_TIME_ZONE, type Project, type ProjectStatus } from './schema.js
 const notFound = (projectId: string) => new ProblemError('NOT_FOUND', `No project ${projectId}.`);
 
 /**
- * The public project of a stored item (items written before bots, providers and resources existed read as having none; before time zones, as UTC).
+ * The public project of a stored item (items written before bots, providers and resources existed read as having none;
+ * before time zones, as UTC).
  */
 export function toProject(item: Item): Project {
   const project = parseStoredProject(item);

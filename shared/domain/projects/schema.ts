@@ -46,8 +46,8 @@ export function isTimeZone(name: string): boolean {
 }
 
 /**
- * A project's time zone (DESIGN D32): an IANA name; dates in messages to its subscribers are shown in it. An enum rather
- * than a refinement, so `openapi.json` lists exactly the names the service accepts.
+ * A project's time zone (DESIGN D32): an IANA name; dates in messages to its subscribers are shown in it. An enum
+ * rather than a refinement, so `openapi.json` lists exactly the names the service accepts.
  */
 const TimeZone = z
   .enum(TIME_ZONES, { error: 'Expected an IANA time zone name, e.g. Europe/Berlin or UTC.' })

@@ -21,8 +21,8 @@ import type { Subscription } from './schema.js';
 import { changeSubscriptionWith } from './transitions.js';
 
 /**
- * Free joins confirmed by e-mail (DESIGN D26, D15, D20): an anonymous free join makes an `incomplete` subscription (and,
- * for a new address, a subscriber that does not count against the tier) and e-mails a one-time confirmation link;
+ * Free joins confirmed by e-mail (DESIGN D26, D15, D20): an anonymous free join makes an `incomplete` subscription
+ * (and, for a new address, a subscriber that does not count against the tier) and e-mails a one-time confirmation link;
  * opening it activates the subscription (`payment_succeeded`: the confirmation is a free plan's first payment) and
  * counts the subscriber. Unconfirmed joins expire with D15's `incomplete_expired` deadline (23 hours).
  */
@@ -100,10 +100,10 @@ async function createUnconfirmed(
 }
 
 /**
- * A free join of `email` to free plan `plan_id` of project `project_id` (DESIGN D26): the address's subscriber (or a new
- * one, not counted until confirmed) gets an `incomplete` subscription and a `join_confirmation` e-mail; a second join of
- * the same address re-sends it (at most once per 15 minutes) and creates nothing; an address that already has access
- * to the plan gets a sign-in link instead. Returns the subscription the welcome page names (null: a banned
+ * A free join of `email` to free plan `plan_id` of project `project_id` (DESIGN D26): the address's subscriber (or a
+ * new one, not counted until confirmed) gets an `incomplete` subscription and a `join_confirmation` e-mail; a second
+ * join of the same address re-sends it (at most once per 15 minutes) and creates nothing; an address that already has
+ * access to the plan gets a sign-in link instead. Returns the subscription the welcome page names (null: a banned
  * subscriber, nothing sent). Errors: NOT_FOUND; CONFLICT (a paid or inactive plan, an archived project).
  */
 export async function joinFreePlan(

@@ -6,8 +6,9 @@ import { ACCESS_EVENTS } from './access-events.js';
 import { Subscription } from './schema.js';
 
 /**
- * The subscriptions' internal operations (DESIGN D26, D35): a free join on the join page and the opening of its e-mailed
- * confirmation link, run by the public pages as the project's join principal (surface `portal`). No route, no tool.
+ * The subscriptions' internal operations (DESIGN D26, D35): a free join on the join page and the opening of its
+ * e-mailed confirmation link, run by the public pages as the project's join principal (surface `portal`). No route, no
+ * tool.
  */
 export const subscriptionsInternalOperations = {
   joinFreePlan: defineInternalOperation({

@@ -72,8 +72,9 @@ export interface DueTrigger {
 
 /**
  * The next clock trigger (D15) or null: `start_reached`, `trial_ended` (payment-free), `term_ended` / `period_renewed`
- * (payment-free), `period_ended`, `incomplete_expired` 23 hours after creation, `retries_exhausted` at `grace_period_end`
- * (the plan's grace_days, default 7, after the failed payment), `unpaid_limit_reached` 30 days unpaid.
+ * (payment-free), `period_ended`, `incomplete_expired` 23 hours after creation, `retries_exhausted` at
+ * `grace_period_end` (the plan's grace_days, default 7, after the failed payment), `unpaid_limit_reached` 30 days
+ * unpaid.
  */
 export function nextDueTrigger(subscription: Subscription): DueTrigger | null {
   const periodEndMs = ms(subscription.current_period_end);

@@ -13,9 +13,9 @@ import { hasAccess } from './state-machine.js';
  */
 
 /**
- * A subscription item as stored (`keys.subscription`): the public fields but the derived `has_access`;
- * the nullable ones (`grace_period_end` among them), `cancel_at_period_end` and `invite_links` tolerated
- * absent (read as null, false and []). `revision`, `deadline_at` and the provider's subscription id are read by the writes, not here.
+ * A subscription item as stored (`keys.subscription`): the public fields but the derived `has_access`; the nullable
+ * ones (`grace_period_end` among them), `cancel_at_period_end` and `invite_links` tolerated absent (read as null, false
+ * and []). `revision`, `deadline_at` and the provider's subscription id are read by the writes, not here.
  */
 const StoredSubscription = z.partial(z.omit(Subscription, { has_access: true }), {
   previous_status: true,

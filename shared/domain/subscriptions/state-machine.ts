@@ -219,9 +219,9 @@ export interface CreationFacts {
 }
 
 /**
- * The status a new subscription is created in (event `subscription.created`): pending (async payment),
- * incomplete (first payment failed, or an address to confirm), scheduled (future start), trialing (trial), else active (paid, free,
- * access code or creator grant). Checked in that order.
+ * The status a new subscription is created in (event `subscription.created`): pending (async payment), incomplete
+ * (first payment failed, or an address to confirm), scheduled (future start), trialing (trial), else active (paid,
+ * free, access code or creator grant). Checked in that order.
  */
 export function initialStatus(facts: CreationFacts): SubscriptionStatus {
   if (facts.awaitingAsyncPayment) return 'pending';

@@ -18,9 +18,10 @@ const Text = z.string().check(z.maxLength(2048));
 
 /**
  * The tool server's OAuth authorization server as operations (DESIGN D30, D35): a team member's consent (surface
- * `dashboard`) and the token endpoint's issuance (public: the code or refresh token in the body is the credential;
- * its team's activity log gets the entry, surface `rest`) and revocation (RFC 7009). Consent and issuance are sign-in actions, exempt from the
- * billing lockdown (D20: the access tokens they issue are refused creator writes like any other token).
+ * `dashboard`) and the token endpoint's issuance (public: the code or refresh token in the body is the credential; its
+ * team's activity log gets the entry, surface `rest`) and revocation (RFC 7009). Consent and issuance are sign-in
+ * actions, exempt from the billing lockdown (D20: the access tokens they issue are refused creator writes like any
+ * other token).
  */
 export const tokensInternalOperations = {
   approveOAuthConsent: defineInternalOperation({

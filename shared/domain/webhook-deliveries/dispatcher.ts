@@ -56,8 +56,9 @@ async function enqueueAt(
 
 /**
  * Handles one queue message (D7, D24, D25, D29): `attempt` (lease + slot → POST → outcome; `deferred` when the cap is
- * full), `dead_letter`, `replay_batch`, `message_send`, `broadcast_batch`, `import_page`, `access_audit_page`; duplicates and stale messages → `skipped`. Throws only on store errors and when
- * the endpoint's secrets do not open (the queue retries).
+ * full), `dead_letter`, `replay_batch`, `message_send`, `broadcast_batch`, `import_page`, `access_audit_page`;
+ * duplicates and stale messages → `skipped`. Throws only on store errors and when the endpoint's secrets do not open
+ * (the queue retries).
  */
 export async function processDeliveryMessage(runtime: Runtime, message: PipelineMessage): Promise<ProcessOutcome> {
   if (message.kind === 'replay_batch') return processReplayBatch(runtime, message);

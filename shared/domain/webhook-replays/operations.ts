@@ -3,8 +3,8 @@ import { WebhookReplay, WebhookReplayIdParams } from './schema.js';
 
 /**
  * The replay job operations (DESIGN D25). A job is created by `replayDeadWebhookDeliveries` (`POST
- * /v1/webhook-deliveries/replay-dead`, in `../webhook-deliveries/operations.ts`); here it is read and cancelled. No tool
- * binding: the tool catalogue holds the interface's tools, and `replay_dead_webhook_deliveries` returns the job (a
+ * /v1/webhook-deliveries/replay-dead`, in `../webhook-deliveries/operations.ts`); here it is read and cancelled. No
+ * tool binding: the tool catalogue holds the interface's tools, and `replay_dead_webhook_deliveries` returns the job (a
  * task on MCP 2026-07-28, whose `tasks/cancel` runs `cancelWebhookReplay`).
  */
 export const webhookReplaysModule = defineModule({

@@ -23,8 +23,8 @@ import { MemberPage, NotFoundPage } from './layout.js';
 /**
  * Gifts on the join page (DESIGN D33): a "Give as a gift" form per Stripe-synced paid plan, its POST (the
  * `createGiftCheckoutSession` operation as the join principal, then 303 to Stripe Checkout) and the buyer's receipt
- * page `/join/{project_id}/gifts/{gift_id}?session_id=` (the Checkout Session id Stripe sends the buyer back with is the
- * credential: any other answers the one 404).
+ * page `/join/{project_id}/gifts/{gift_id}?session_id=` (the Checkout Session id Stripe sends the buyer back with is
+ * the credential: any other answers the one 404).
  */
 
 /** The "Give as a gift" form of one plan (delivery date: today in the project's time zone up to a year ahead). */

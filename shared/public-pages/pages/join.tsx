@@ -20,10 +20,9 @@ import { GiftForm } from './gift.js';
 
 /**
  * The join page of a project (DESIGN D26): a free plan subscribes an e-mail once it is confirmed (`./free-join.tsx`), a
- * code is a D18 redemption (`?code=`
- * pre-fills it), a Stripe-synced paid plan goes to Checkout or is bought as a gift (D33, `./gift.tsx`), other paid plans
- * show as unavailable. Writes run the registry's operations
- * with the project's `joinPrincipal`, activity surface `portal`.
+ * code is a D18 redemption (`?code=` pre-fills it), a Stripe-synced paid plan goes to Checkout or is bought as a gift
+ * (D33, `./gift.tsx`), other paid plans show as unavailable. Writes run the registry's operations with the project's
+ * `joinPrincipal`, activity surface `portal`.
  */
 
 /**
@@ -117,7 +116,9 @@ function PlanCard(props: { project: Project; plan: Plan; csrf: string; nowMs: nu
   );
 }
 
-/** A trial checkout refused because the e-mail already had its trial (D33): the plan to offer without it, and to whom. */
+/**
+ * A trial checkout refused because the e-mail already had its trial (D33): the plan to offer without it, and to whom.
+ */
 export interface TrialRefusal {
   plan: Plan;
   email: string;

@@ -50,7 +50,9 @@ function UnsubscribedView(): Html {
   );
 }
 
-/** `GET /messages/unsubscribe?token=`: the confirmation page (sets the CSRF cookie on a first visit); changes nothing. */
+/**
+ * `GET /messages/unsubscribe?token=`: the confirmation page (sets the CSRF cookie on a first visit); changes nothing.
+ */
 export function unsubscribePage(request: PublicRequest): ApiGatewayResult {
   const csrf = unsubscribeCsrfToken(request);
   const token = request.query.get('token') ?? '';

@@ -17,9 +17,10 @@ import { MemberPage, NotFoundPage } from './layout.js';
 
 /**
  * The welcome page after a join (DESIGN D26): `?session_id=` (Stripe Checkout) or `?subscription=&t=` (signed welcome
- * link; a free join's before its address is confirmed only says "Check your inbox"); polls with htmx every 2 seconds until access is granted, at most {@link MAX_POLLS} times, and always ends
- * somewhere: the invite link, why there is none (no bot connected), or what to do next, with a link to the portal. A
- * forged or foreign link shows the one "not found" page and grants nothing.
+ * link; a free join's before its address is confirmed only says "Check your inbox"); polls with htmx every 2 seconds
+ * until access is granted, at most {@link MAX_POLLS} times, and always ends somewhere: the invite link, why there is
+ * none (no bot connected), or what to do next, with a link to the portal. A forged or foreign link shows the one "not
+ * found" page and grants nothing.
  */
 
 /** Polls of one welcome page (every 2 seconds: 3 minutes), counted in its `polls` query parameter. */

@@ -95,8 +95,9 @@ export function putSubscriberPaymentIndex(tx: Transaction, teamId: string, payme
 }
 
 /**
- * Adds the update of a payment to `next` (status, amount, currency, amount refunded, mismatch, `updated_at`; revision + 1), conditional on the
- * revision of `read`, with the provider's refund id when a refund made one, settling reservation `reservationKey`.
+ * Adds the update of a payment to `next` (status, amount, currency, amount refunded, mismatch, `updated_at`; revision +
+ * 1), conditional on the revision of `read`, with the provider's refund id when a refund made one, settling reservation
+ * `reservationKey`.
  */
 export function writePaymentChange(
   tx: Transaction,
