@@ -10,6 +10,8 @@ import { restartStalledImports } from '../../shared/domain/imports/restart.js';
 import { ImportPageRetry, processImportPage } from '../../shared/domain/imports/worker.js';
 import { SWEEP_GRACE_MS } from '../../shared/domain/webhook-deliveries/policy.js';
 import { keys } from '../../shared/store/keys.js';
+import { parseStoredSubscriber } from '../../shared/domain/subscribers/record.js';
+import { loadSubscriber } from '../../shared/domain/subscribers/repository.js';
 import { TeamEventCursor } from '../support/events.js';
 import {
   call,
@@ -116,10 +118,17 @@ describe('POST /v1/projects/{id}/imports (source stripe)', () => {
     expect((await events.next()).filter((event) => event.type.startsWith('subscription.'))).toEqual([]);
 
     stripeApi.subscriptions.get(seeded.subscriptions[0])!.cancel_at_period_end = true;
+    Object.assign(stripeApi.customers.get(seeded.customers[1])!, { email: 'moved@example.com', name: 'Moved Fan' });
     clock.advance(60_000);
     const third = await runImport({});
     expect(third.counts.subscriptions).toMatchObject({ created: 0, updated: 1, unchanged: importedCount - 1 });
+    expect(third.counts.subscribers).toEqual({ ...zero, updated: 1, unchanged: CUSTOMERS - 1 });
     expect(await ours(seeded.subscriptions[0])).toMatchObject({ status: 'pending_cancellation' });
+    // The customer's new e-mail and name followed Stripe's (the e-mail is stored; consent false hides it from reads).
+    const moved = (await ours(seeded.subscriptions[1])) as { subscriber_id: string };
+    expect(await ok('GET', `/v1/subscribers/${moved.subscriber_id}`)).toMatchObject({ display_name: 'Moved Fan' });
+    const stored = parseStoredSubscriber(await loadSubscriber(runtime.store, team.principal, moved.subscriber_id));
+    expect(stored.email).toBe('moved@example.com');
     expect((await events.next()).map((event) => event.type)).toContain('subscription.cancellation_scheduled');
 
     // Nobody charged, nothing changed at Stripe: the import only ever read.

@@ -14,7 +14,10 @@ import { createPlan } from '../plans/creation.js';
 import { getPlan } from '../plans/repository.js';
 import type { Plan } from '../plans/schema.js';
 import type { Project } from '../projects/schema.js';
-import { getSubscriber, prepareSubscriber } from '../subscribers/repository.js';
+import { updateSubscriber } from '../subscribers/changes.js';
+import { parseStoredSubscriber } from '../subscribers/record.js';
+import { getSubscriber, loadSubscriber, prepareSubscriber } from '../subscribers/repository.js';
+import type { UpdateSubscriberRequest } from '../subscribers/schema.js';
 import { addSubscriptionCreation, requireSubscribable } from '../subscriptions/creation.js';
 import { importedSubscription } from '../subscriptions/imported.js';
 import { applyPlatformAccess } from '../subscriptions/platform-access.js';
@@ -108,14 +111,17 @@ export async function importPrice(context: ImportContext, price: Stripe.Price): 
   tally(context, 'plans', refused ? 'skipped' : 'created', price.id, refused ?? undefined);
 }
 
-/** A Stripe Customer → a subscriber linked to it (consent false: D10), unchanged when linked, or skipped. */
+/**
+ * A Stripe Customer → a subscriber linked to it (consent false: D10); when linked already, its e-mail and name follow
+ * Stripe's (`updated`; a field Stripe has not is kept) or it is `unchanged`; skipped when deleted or refused.
+ */
 export async function importCustomer(context: ImportContext, customer: Stripe.Customer): Promise<void> {
   const { runtime, principal, project } = context;
   const teamId = principal.teamId;
   if ((customer as { deleted?: boolean }).deleted)
     return tally(context, 'subscribers', 'skipped', customer.id, 'deleted at Stripe');
-  if (await readProviderCustomerSubscriber(runtime.store, teamId, project.id, STRIPE, customer.id))
-    return tally(context, 'subscribers', 'unchanged', customer.id);
+  const linked = await readProviderCustomerSubscriber(runtime.store, teamId, project.id, STRIPE, customer.id);
+  if (linked) return refreshCustomer(context, customer, linked);
   if (context.job.dry_run) return tally(context, 'subscribers', 'created', customer.id);
   const refused = await refusalOf(async () => {
     const prepared = await prepareSubscriber(runtime, principal, project.id, subscriberOfCustomer(customer));
@@ -132,6 +138,23 @@ export async function importCustomer(context: ImportContext, customer: Stripe.Cu
   });
   if (refused === 'linked meanwhile') return tally(context, 'subscribers', 'unchanged', customer.id);
   tally(context, 'subscribers', refused ? 'skipped' : 'created', customer.id, refused ?? undefined);
+}
+
+/** A linked customer whose e-mail or name changed at Stripe → its subscriber updated (`updateSubscriber`). */
+async function refreshCustomer(context: ImportContext, customer: Stripe.Customer, subscriberId: string): Promise<void> {
+  const { runtime, principal } = context;
+  const wanted = subscriberOfCustomer(customer);
+  const stored = parseStoredSubscriber(await loadSubscriber(runtime.store, principal, subscriberId));
+  const change: UpdateSubscriberRequest = {};
+  if (wanted.email && wanted.email !== stored.email) change.email = wanted.email;
+  if (wanted.display_name && wanted.display_name !== stored.display_name) change.display_name = wanted.display_name;
+  if (Object.keys(change).length === 0) return tally(context, 'subscribers', 'unchanged', customer.id);
+  const refused = context.job.dry_run
+    ? null
+    : await refusalOf(async () => {
+        await updateSubscriber(runtime, principal, subscriberId, change);
+      });
+  tally(context, 'subscribers', refused ? 'skipped' : 'updated', customer.id, refused ?? undefined);
 }
 
 /**
