@@ -13,7 +13,7 @@ import {
 import type { AccessAuditPhase, AccessAuditPolicy } from '../domain/access-audits/schema.js';
 import { accessAuditScheduleAttributes } from './access-audit-schedule.js';
 import { conditionally, ITEM_ABSENT } from './expressions.js';
-import { pageStalled, runningSortKey, type StalledPage } from './running-jobs.js';
+import { pageStalled, runningSortKey, type StalledPage, failedJobUpdate } from './running-jobs.js';
 import { entity, keys, secondaryIndex, sortKeyPrefix } from './keys.js';
 import { queryPage, type Page } from './pages.js';
 import type { Key } from './requests.js';
@@ -241,19 +241,7 @@ export const accessAuditStore = {
     return conditionally(
       store.transactWrite([
         {
-          Update: {
-            Key: jobKey(job),
-            UpdateExpression: `SET #status = :failed, #error = :error, completed_at = :now, updated_at = :now REMOVE ${INDEX_PK}, ${INDEX_SK}`,
-            ConditionExpression: '#status = :queued OR #status = :running',
-            ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
-            ExpressionAttributeValues: {
-              ':failed': 'failed',
-              ':error': error,
-              ':now': isoTime(nowMs),
-              ':queued': 'queued',
-              ':running': 'running',
-            },
-          },
+          Update: failedJobUpdate(jobKey(job), error, nowMs),
         },
         clearRunning(job),
       ]),

@@ -2,7 +2,7 @@ import { isoTime } from '../clock.js';
 import { countAttribute, parseStoredImport, type StoredImport } from '../domain/imports/record.js';
 import type { ImportKind, ImportOutcome, ImportSkip } from '../domain/imports/schema.js';
 import { conditionally, ITEM_ABSENT } from './expressions.js';
-import { pageStalled, runningSortKey, type StalledPage } from './running-jobs.js';
+import { pageStalled, runningSortKey, type StalledPage, failedJobUpdate } from './running-jobs.js';
 import { entity, keys, secondaryIndex, sortKeyPrefix } from './keys.js';
 import { queryPage, type Page } from './pages.js';
 import type { Key } from './requests.js';
@@ -147,21 +147,7 @@ export const importStore = {
 
   /** Marks an unfinished job `failed` with `error` (it leaves the index). False when it finished meanwhile. */
   recordFailure(store: Store, job: StoredImport, error: string, nowMs: number): Promise<boolean> {
-    return conditionally(
-      store.update({
-        Key: jobKey(job),
-        UpdateExpression: `SET #status = :failed, #error = :error, completed_at = :now, updated_at = :now REMOVE ${INDEX_PK}, ${INDEX_SK}`,
-        ConditionExpression: '#status = :queued OR #status = :running',
-        ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
-        ExpressionAttributeValues: {
-          ':failed': 'failed',
-          ':error': error,
-          ':now': isoTime(nowMs),
-          ':queued': 'queued',
-          ':running': 'running',
-        },
-      }),
-    );
+    return conditionally(store.update(failedJobUpdate(jobKey(job), error, nowMs)));
   },
 
   /** Unfinished jobs (of any team) whose last progress is older than `beforeMs` (epoch ms): one page (≤ 100). */

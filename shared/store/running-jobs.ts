@@ -1,5 +1,6 @@
 import { secondaryIndex } from './keys.js';
-import type { Item, Key } from './requests.js';
+import { isoTime } from '../clock.js';
+import type { Item, Key, UpdateRequest } from './requests.js';
 import type { Store } from './store.js';
 
 /**
@@ -38,4 +39,24 @@ export async function pageStalled<T>(
     Limit: 100,
   });
   return { items: result.items.map(parse), lastEvaluatedKey: result.lastEvaluatedKey };
+}
+
+/**
+ * The update that marks an unfinished job (`queued` or `running`) at `key` `failed` with `error` at `nowMs` (epoch ms)
+ * and takes it out of the running-jobs index; alone or in a transaction, its condition fails when the job finished.
+ */
+export function failedJobUpdate(key: Key, error: string, nowMs: number): UpdateRequest {
+  return {
+    Key: key,
+    UpdateExpression: `SET #status = :failed, #error = :error, completed_at = :now, updated_at = :now REMOVE ${secondaryIndex.partitionKey}, ${secondaryIndex.sortKey}`,
+    ConditionExpression: '#status = :queued OR #status = :running',
+    ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
+    ExpressionAttributeValues: {
+      ':failed': 'failed',
+      ':error': error,
+      ':now': isoTime(nowMs),
+      ':queued': 'queued',
+      ':running': 'running',
+    },
+  };
 }
