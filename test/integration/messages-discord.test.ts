@@ -28,6 +28,34 @@ async function send(): Promise<void> {
   for (const { message } of runtime.messageSends.splice(0)) await processDeliveryMessage(runtime, message);
 }
 
+/**
+ * Links the bot, connects the manual provider, and subscribes Ada (Discord user {@link USER_ID}, consenting, with
+ * `contact`) to a monthly plan; returns the subscription.
+ */
+async function subscribeAda(contact: { email?: string }): Promise<{ id: string; subscriber_id: string }> {
+  await connectAndLink();
+  await call('PUT', `/v1/projects/${projectId}/payment-provider`, { provider: 'manual' });
+  const plan = (
+    await call('POST', `/v1/projects/${projectId}/plans`, {
+      name: 'Monthly',
+      amount: 900,
+      currency: 'EUR',
+      interval: 'month',
+    })
+  ).json;
+  const subscriber = (
+    await call('POST', `/v1/projects/${projectId}/subscribers`, {
+      display_name: 'Ada',
+      platform_user_id: USER_ID,
+      ...contact,
+      consent: true,
+    })
+  ).json;
+  return (
+    await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriber.id, plan_id: plan.id })
+  ).json;
+}
+
 describe('Discord DMs', () => {
   it('welcomes a Discord member by DM, and falls back to e-mail once Discord refuses their DMs', async () => {
     const mails: OutgoingMail[] = [];
@@ -37,27 +65,7 @@ describe('Discord DMs', () => {
         return { messageId: '<1@test>' };
       },
     };
-    await connectAndLink();
-    await call('PUT', `/v1/projects/${projectId}/payment-provider`, { provider: 'manual' });
-    const plan = (
-      await call('POST', `/v1/projects/${projectId}/plans`, {
-        name: 'Monthly',
-        amount: 900,
-        currency: 'EUR',
-        interval: 'month',
-      })
-    ).json;
-    const subscriber = (
-      await call('POST', `/v1/projects/${projectId}/subscribers`, {
-        display_name: 'Ada',
-        platform_user_id: USER_ID,
-        email: 'ada@example.test',
-        consent: true,
-      })
-    ).json;
-    const subscription = (
-      await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriber.id, plan_id: plan.id })
-    ).json;
+    const subscription = await subscribeAda({ email: 'ada@example.test' });
     await send();
     const [channel] = discord.callsOf('POST /users/@me/channels');
     expect(channel.body).toEqual({ recipient_id: USER_ID });
@@ -73,7 +81,7 @@ describe('Discord DMs', () => {
     await call('POST', `/v1/subscriptions/${subscription.id}/resume`, {});
     await send();
     const log = await call('GET', `/v1/projects/${projectId}/messages`, undefined, {
-      query: { subscriber_id: subscriber.id },
+      query: { subscriber_id: subscription.subscriber_id },
     });
     expect(
       (log.json.data as { kind: string; channel: string; status: string }[]).map(
@@ -84,26 +92,7 @@ describe('Discord DMs', () => {
   });
 
   it('/stop keeps only the essential notices, /start brings them all back; an unknown user is told so', async () => {
-    await connectAndLink();
-    await call('PUT', `/v1/projects/${projectId}/payment-provider`, { provider: 'manual' });
-    const plan = (
-      await call('POST', `/v1/projects/${projectId}/plans`, {
-        name: 'Monthly',
-        amount: 900,
-        currency: 'EUR',
-        interval: 'month',
-      })
-    ).json;
-    const subscriber = (
-      await call('POST', `/v1/projects/${projectId}/subscribers`, {
-        display_name: 'Ada',
-        platform_user_id: USER_ID,
-        consent: true,
-      })
-    ).json;
-    const subscription = (
-      await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriber.id, plan_id: plan.id })
-    ).json;
+    const subscription = await subscribeAda({});
     await send();
     const slash = (name: string, userId = USER_ID, id = `${name}-${userId}`) =>
       interact({ id, type: 2, data: { name, type: 1 }, member: { user: { id: userId, username: 'ada' } } });
@@ -120,7 +109,7 @@ describe('Discord DMs', () => {
     await call('POST', `/v1/subscriptions/${subscription.id}/resume`, {});
     await send();
     const log = await call('GET', `/v1/projects/${projectId}/messages`, undefined, {
-      query: { subscriber_id: subscriber.id },
+      query: { subscriber_id: subscription.subscriber_id },
     });
     expect(
       (log.json.data as { kind: string; status: string; failure_reason: string | null }[]).map(
