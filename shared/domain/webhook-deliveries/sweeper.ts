@@ -1,18 +1,8 @@
-import pMap from 'p-map';
-import type { DeliveryMessage, Runtime } from '../../runtime.js';
-import type { Key } from '../../store/requests.js';
+import type { Runtime } from '../../runtime.js';
 import { fanOutEvents, type FanOutOptions } from './fan-out.js';
 import { workerIndexes } from '../../store/webhook-deliveries/worker-index.js';
-import {
-  OUTBOX_PAGE_SIZE,
-  QUEUE_BATCH_SIZE,
-  SHARD_CONCURRENCY,
-  SWEEP_GRACE_MS,
-  SWEEP_INTERVAL_SECONDS,
-  SWEEP_MOVE_CONCURRENCY,
-  WORKER_PAGE_SIZE,
-} from './policy.js';
-import { WORKER_SHARDS, sweptDueMs } from './worker-index.js';
+import { OUTBOX_PAGE_SIZE, SWEEP_GRACE_MS, SWEEP_INTERVAL_SECONDS, WORKER_PAGE_SIZE } from './policy.js';
+import { moveThenRequeue, sumOverShardPages, sweptDueMs } from './worker-index.js';
 import { restartStalledReplays } from '../webhook-replays/worker.js';
 import { restartStalledBroadcasts } from '../messages/broadcast-worker.js';
 import { restartStalledImports } from '../imports/restart.js';
@@ -50,41 +40,22 @@ export async function sweep(
   // A queue that knows its backlog (the local one): rows due after its oldest waiting message are waiting, not lost.
   const waitingSinceMs = runtime.deliveryQueue.oldestWaitingSinceMs?.() ?? null;
   const overdueBeforeMs = Math.min(nowMs, waitingSinceMs ?? nowMs) - graceMs;
-  let requeued = 0;
-  await pMap(
-    WORKER_SHARDS,
-    async (shard) => {
-      let startKey: Key | undefined;
-      do {
-        const page = await workerIndexes.pageOverdue(runtime.store, shard, overdueBeforeMs, startKey, WORKER_PAGE_SIZE);
-        const recoveries = page.items.flatMap((delivery) => {
+  const requeued = await sumOverShardPages(
+    (shard, startKey) => workerIndexes.pageOverdue(runtime.store, shard, overdueBeforeMs, startKey, WORKER_PAGE_SIZE),
+    (overdue) =>
+      moveThenRequeue(
+        runtime.deliveryQueue,
+        overdue.flatMap((delivery) => {
           const message = recoveryMessage(delivery);
-          return message ? [{ delivery, message }] : [];
-        });
-        // Move, then send: a crash between leaves the row moved, for a later sweep (send-then-move would waste messages
-        // on changed rows); moved rows leave this query's range, so later pages are unaffected.
-        const moved = await pMap(
-          recoveries,
-          async ({ delivery, message }) =>
-            (await workerIndexes.moveOverdue(
-              runtime.store,
-              delivery,
-              sweptDueMs(delivery.sweeper_requeues ?? 0, spacingMs, nowMs),
-            ))
-              ? message
-              : null,
-          {
-            concurrency: SWEEP_MOVE_CONCURRENCY,
-          },
-        );
-        const messages = moved.filter((message): message is DeliveryMessage => message !== null);
-        for (let index = 0; index < messages.length; index += QUEUE_BATCH_SIZE)
-          await runtime.deliveryQueue.send(messages.slice(index, index + QUEUE_BATCH_SIZE), 0);
-        requeued += messages.length;
-        startKey = page.lastEvaluatedKey;
-      } while (startKey);
-    },
-    { concurrency: SHARD_CONCURRENCY },
+          return message ? [{ row: delivery, message }] : [];
+        }),
+        (delivery) =>
+          workerIndexes.moveOverdue(
+            runtime.store,
+            delivery,
+            sweptDueMs(delivery.sweeper_requeues ?? 0, spacingMs, nowMs),
+          ),
+      ),
   );
   const fannedOut = await relayOutbox(runtime, nowMs - graceMs);
   const messages = await requeueStalledMessages(runtime, overdueBeforeMs, spacingMs);
@@ -105,19 +76,11 @@ export async function relayOutbox(
   beforeMs: number,
   options: FanOutOptions = {},
 ): Promise<number> {
-  let count = 0;
-  await pMap(
-    WORKER_SHARDS,
-    async (shard) => {
-      let startKey: Key | undefined;
-      do {
-        const page = await workerIndexes.pageOutbox(runtime.store, shard, beforeMs, startKey, OUTBOX_PAGE_SIZE);
-        if (page.items.length) await fanOutEvents(runtime, page.items, options);
-        count += page.items.length;
-        startKey = page.lastEvaluatedKey;
-      } while (startKey);
+  return sumOverShardPages(
+    (shard, startKey) => workerIndexes.pageOutbox(runtime.store, shard, beforeMs, startKey, OUTBOX_PAGE_SIZE),
+    async (events) => {
+      if (events.length) await fanOutEvents(runtime, events, options);
+      return events.length;
     },
-    { concurrency: SHARD_CONCURRENCY },
   );
-  return count;
 }

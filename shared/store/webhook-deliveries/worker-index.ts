@@ -10,7 +10,7 @@ import { conditionally } from '../expressions.js';
 /** The pipeline's worker indexes (DESIGN D6, D7, D14): overdue deliveries, the sweeper's move, the outbox. */
 
 /** One page of a worker index: the parsed items and the key to read on from. */
-interface IndexPage<T> {
+export interface IndexPage<T> {
   items: T[];
   lastEvaluatedKey: Key | undefined;
 }
