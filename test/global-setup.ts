@@ -32,7 +32,8 @@ export async function setup(): Promise<void> {
     while (ports.includes(port)) port = await freePort();
     ports.push(port);
   }
-  const started = await Promise.allSettled(ports.map((port) => startDynamoDbLocal({ port })));
+  // Generous: two JVMs starting at once on a loaded 2-core machine can take longer than the 30 s default.
+  const started = await Promise.allSettled(ports.map((port) => startDynamoDbLocal({ port, timeoutMs: 120_000 })));
   for (const outcome of started) if (outcome.status === 'fulfilled') handles.push(outcome.value);
   const failed = started.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
   if (failed) {
