@@ -37,9 +37,7 @@ import { startLocalMail, type LocalMailOptions } from './inbox.js';
 
 export { DEMO_OWNER, DEMO_TOKEN_FILE } from './demo-data.js';
 
-/**
- * Settings of {@link startLocalService}; {@link localServiceOptionsFromEnvironment} reads them from the environment.
- */
+/** Settings of {@link startLocalService}; {@link localServiceOptionsFromEnvironment} reads them from the environment. */
 export interface LocalServiceOptions extends Omit<LocalMailOptions, 'dataDirectory'> {
   /** Default 127.0.0.1 (`HOST`). */
   host: string;
@@ -65,10 +63,7 @@ export interface LocalServiceOptions extends Omit<LocalMailOptions, 'dataDirecto
   /** One line per request / delivery; default: stdout. */
   log?: (line: string) => void;
   clock?: Clock;
-  /**
-   * Seed the demo project's 60-day history into a fresh store (`DEMO_HISTORY`, default 1 for `npm start`; unset here:
-   * no history).
-   */
+  /** Seed the demo project's 60-day history into a fresh store (`DEMO_HISTORY`, default 1 for `npm start`, else none). */
   demoHistory?: boolean;
   /** Override the outbound transport (tests). */
   transport?: WebhookTransport;
@@ -289,6 +284,8 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
         },
       );
     });
+    // Idle sockets outlive the clients' (undici: the hint less 1 s): under load a 5 s one resets as a client reuses it.
+    server.keepAliveTimeout = 65_000;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(options.port, options.host, () => resolve());
