@@ -164,24 +164,33 @@ const progress = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 const figures = createResultsRecorder();
 const out = (text: string) => figures.print(text);
 
+/** The local service's timers' index partitions (sharded ones by their prefix), each with the label its reads get. */
+const BACKGROUND_PARTITIONS: readonly { prefix: string; label: string }[] = [
+  { prefix: keys.pendingDeliveriesIndex(0).slice(0, -2), label: 'sweeper' },
+  { prefix: keys.pendingMessagesIndex(0).slice(0, -2), label: 'sweeper messages' },
+  { prefix: keys.outboxIndex(0).slice(0, -2), label: 'sweeper outbox relay' },
+  { prefix: keys.deadlineIndex(0).slice(0, -2), label: 'deadline worker' },
+  { prefix: keys.scheduledAccessAuditsIndex, label: 'access audit schedule' },
+  ...[
+    keys.runningReplaysIndex,
+    keys.runningBroadcastsIndex,
+    keys.runningImportsIndex,
+    keys.runningAccessAuditsIndex,
+  ].map((partition) => ({ prefix: partition, label: 'sweeper' })),
+];
+
 /**
- * Labels the local service's own background reads: the sweeper's pending-deliveries query, its outbox relay query, its
- * running-replays query and the deadline worker's shard queries (the relay woken after a commit is labelled through its
- * async context instead).
+ * Labels the local service's own background reads: the sweeper's queries of pending deliveries and messages, of the
+ * outbox and of running jobs, the deadline worker's and the audit schedule's (the relay woken after a commit is
+ * labelled through its async context instead).
  */
 function classifyServiceBackground(commandName: string, input: unknown): string | null {
   if (commandName !== 'QueryCommand' || !input || typeof input !== 'object') return null;
   const query = input as { IndexName?: string; ExpressionAttributeValues?: Record<string, unknown> };
   if (query.IndexName !== 'gsi1') return null;
-  const values = query.ExpressionAttributeValues ?? {};
-  if (typeof values[':index'] === 'string' && values[':index'].startsWith(keys.pendingDeliveriesIndex(0).slice(0, -2)))
-    return 'sweeper';
-  if (typeof values[':outbox'] === 'string' && values[':outbox'].startsWith(keys.outboxIndex(0).slice(0, -2)))
-    return 'sweeper outbox relay';
-  if (typeof values[':pk'] === 'string' && values[':pk'].startsWith(keys.deadlineIndex(0).slice(0, -2)))
-    return 'deadline worker';
-  if (Object.values(values).includes(keys.runningReplaysIndex)) return 'sweeper';
-  return null;
+  const partitions = Object.values(query.ExpressionAttributeValues ?? {}).filter((value) => typeof value === 'string');
+  const match = BACKGROUND_PARTITIONS.find(({ prefix }) => partitions.some((value) => value.startsWith(prefix)));
+  return match?.label ?? null;
 }
 
 /** The bench's hold on the local pipeline's wake-ups after commits (see {@link instrumentService}). */
