@@ -1,13 +1,15 @@
 import pMap from 'p-map';
 import type { Principal } from '../../auth/principal.js';
 import { integrationsOf } from '../../integrations.js';
-import { stripeImportReader, type StripeImportObjects } from '../../providers/stripe-import.js';
+import type Stripe from 'stripe';
+import { stripeImportReader, stripePriceUseReader, type StripeImportObjects } from '../../providers/stripe-import.js';
 import type { ImportPageMessage, Runtime } from '../../runtime.js';
 import { importStore, type ImportNext, type ImportPageResult } from '../../store/imports.js';
 import { STRIPE } from '../payments/stripe-event-context.js';
 import { listPlans } from '../plans/repository.js';
 import type { Plan } from '../plans/schema.js';
 import { loadProject, toProject } from '../projects/repository.js';
+import { isInactivePrice, stateOfSubscription } from './mapping.js';
 import { importCustomer, importPrice, importSubscription, type ImportContext } from './objects.js';
 import { IMPORT_KINDS, MAX_LISTED_SKIPS, type ImportKind } from './schema.js';
 
@@ -52,6 +54,35 @@ export async function plansOf(runtime: Runtime, principal: Principal, projectId:
   return { byPrice, byId };
 }
 
+/**
+ * The inactive prices of a page of prices, without a plan yet, that a subscription to import (not ended, started) uses:
+ * one Stripe list of each one's subscriptions. Throws {@link ImportPageRetry} (Stripe busy or unreachable) or an
+ * Error (refused), so the queue tries the page again.
+ */
+async function inactivePricesInUse(
+  runtime: Runtime,
+  job: { team_id: string; project_id: string; plan_mapping: Record<string, string> },
+  prices: Stripe.Price[],
+  plansByPrice: Map<string, Plan>,
+): Promise<Set<string>> {
+  const used = new Set<string>();
+  const candidates = prices.filter(
+    (price) => isInactivePrice(price) && !plansByPrice.has(price.id) && !job.plan_mapping[price.id],
+  );
+  if (candidates.length === 0) return used;
+  const read = stripePriceUseReader({ store: runtime.store, settings: () => integrationsOf(runtime) });
+  const imported = (subscription: Stripe.Subscription) => {
+    const state = stateOfSubscription(subscription, subscription.items.data[0]);
+    return !('skip' in state);
+  };
+  for (const price of candidates) {
+    const answer = await read(job, price.id, imported);
+    if (!answer.ok) throw answer.retryable ? new ImportPageRetry(answer.reason) : new Error(answer.reason);
+    if (answer.used) used.add(price.id);
+  }
+  return used;
+}
+
 /** The kind after `kind`, or null after the last. */
 function kindAfter(kind: ImportKind): ImportKind | null {
   return IMPORT_KINDS[IMPORT_KINDS.indexOf(kind) + 1] ?? null;
@@ -83,6 +114,10 @@ export async function processImportPage(runtime: Runtime, message: ImportPageMes
     project,
     plansByPrice: plans.byPrice,
     mappedPlans: plans.byId,
+    inactivePricesInUse:
+      kind === 'plans'
+        ? await inactivePricesInUse(runtime, job, page.data as Stripe.Price[], plans.byPrice)
+        : undefined,
     result,
   };
   const importOne = {
