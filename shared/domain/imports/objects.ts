@@ -3,7 +3,11 @@ import type { Principal } from '../../auth/principal.js';
 import { ProblemError } from '../../errors.js';
 import type { Runtime } from '../../runtime.js';
 import { isLostRace } from '../../store/optimistic.js';
-import { readProviderCustomerSubscriber, readProviderSubscriptionLink } from '../../store/payments/reads.js';
+import {
+  readProviderCustomerSubscriber,
+  readProviderLinks,
+  readProviderSubscriptionLink,
+} from '../../store/payments/reads.js';
 import { putProviderCustomer, putProviderSubscriptionLink } from '../../store/payments/writes.js';
 import type { ImportPageResult } from '../../store/imports.js';
 import { unitOfWork } from '../../store/unit-of-work.js';
@@ -16,7 +20,7 @@ import type { Plan } from '../plans/schema.js';
 import type { Project } from '../projects/schema.js';
 import { updateSubscriber } from '../subscribers/changes.js';
 import { parseStoredSubscriber } from '../subscribers/record.js';
-import { getSubscriber, loadSubscriber, prepareSubscriber } from '../subscribers/repository.js';
+import { getSubscriber, loadSubscriber, prepareSubscriber, toSubscriber } from '../subscribers/repository.js';
 import type { UpdateSubscriberRequest } from '../subscribers/schema.js';
 import { addSubscriptionCreation, requireSubscribable } from '../subscriptions/creation.js';
 import { importedSubscription } from '../subscriptions/imported.js';
@@ -56,6 +60,8 @@ export interface ImportContext {
   mappedPlans: Map<string, Plan>;
   /** The inactive Stripe prices of the page that a subscription to import uses (their plans are made, closed). */
   inactivePricesInUse?: ReadonlySet<string>;
+  /** The page's links to ours and linked subscribers, read at once (`readProviderLinks`); absent: read one by one. */
+  links?: Awaited<ReturnType<typeof readProviderLinks>>;
   result: ImportPageResult;
 }
 
@@ -137,7 +143,9 @@ export async function importCustomer(context: ImportContext, customer: Stripe.Cu
   const teamId = principal.teamId;
   if ((customer as { deleted?: boolean }).deleted)
     return tally(context, 'subscribers', 'skipped', customer.id, 'deleted at Stripe');
-  const linked = await readProviderCustomerSubscriber(runtime.store, teamId, project.id, STRIPE, customer.id);
+  const linked = context.links
+    ? context.links.customers.get(customer.id)
+    : await readProviderCustomerSubscriber(runtime.store, teamId, project.id, STRIPE, customer.id);
   if (linked) return refreshCustomer(context, customer, linked);
   if (context.job.dry_run) return tally(context, 'subscribers', 'created', customer.id);
   const refused = await refusalOf(async () => {
@@ -161,7 +169,9 @@ export async function importCustomer(context: ImportContext, customer: Stripe.Cu
 async function refreshCustomer(context: ImportContext, customer: Stripe.Customer, subscriberId: string): Promise<void> {
   const { runtime, principal } = context;
   const wanted = subscriberOfCustomer(customer);
-  const stored = parseStoredSubscriber(await loadSubscriber(runtime.store, principal, subscriberId));
+  const stored = parseStoredSubscriber(
+    context.links?.subscribers.get(subscriberId) ?? (await loadSubscriber(runtime.store, principal, subscriberId)),
+  );
   const change: UpdateSubscriberRequest = {};
   if (wanted.email && wanted.email !== stored.email) change.email = wanted.email;
   if (wanted.display_name && wanted.display_name !== stored.display_name) change.display_name = wanted.display_name;
@@ -186,8 +196,9 @@ export async function importSubscription(
   const { runtime, principal, project, job } = context;
   const teamId = principal.teamId;
   const id = stripeSubscription.id;
-  const link = await readProviderSubscriptionLink(runtime.store, teamId, project.id, STRIPE, id);
-  if (link) return updateLinked(context, stripeSubscription, String(link.subscription_id));
+  const link = context.links ? null : await readProviderSubscriptionLink(runtime.store, teamId, project.id, STRIPE, id);
+  const linkedId = context.links ? context.links.subscriptions.get(id) : link && String(link.subscription_id);
+  if (linkedId) return updateLinked(context, stripeSubscription, linkedId);
   // A dry run created no plan: a price that makes one (inactive ones too, as this subscription uses them) counts.
   const planItem = planItemOf(
     stripeSubscription,
@@ -212,9 +223,14 @@ export async function importSubscription(
   const plan = planFor(context, planItem.item.price.id)!;
   const customerId =
     typeof stripeSubscription.customer === 'string' ? stripeSubscription.customer : stripeSubscription.customer.id;
-  const subscriberId = await readProviderCustomerSubscriber(runtime.store, teamId, project.id, STRIPE, customerId);
+  const subscriberId = context.links
+    ? context.links.customers.get(customerId)
+    : await readProviderCustomerSubscriber(runtime.store, teamId, project.id, STRIPE, customerId);
   if (!subscriberId) return tally(context, 'subscriptions', 'skipped', id, `customer ${customerId} was not imported`);
-  const subscriber = await getSubscriber(runtime.store, principal, subscriberId);
+  const read = context.links?.subscribers.get(subscriberId);
+  const subscriber = read
+    ? toSubscriber(read, { contact: true })
+    : await getSubscriber(runtime.store, principal, subscriberId);
   let followUp = null;
   const refused = await refusalOf(async () => {
     requireSubscribable(project, plan, subscriber, true);

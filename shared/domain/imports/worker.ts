@@ -5,6 +5,7 @@ import type Stripe from 'stripe';
 import { stripeImportReader, stripePriceUseReader, type StripeImportObjects } from '../../providers/stripe-import.js';
 import type { ImportPageMessage, Runtime } from '../../runtime.js';
 import { importStore, type ImportNext, type ImportPageResult } from '../../store/imports.js';
+import { readProviderLinks } from '../../store/payments/reads.js';
 import { STRIPE } from '../payments/stripe-event-context.js';
 import { listPlans } from '../plans/repository.js';
 import type { Plan } from '../plans/schema.js';
@@ -83,6 +84,27 @@ async function inactivePricesInUse(
   return used;
 }
 
+/**
+ * The links of a page of customers or subscriptions to ours, and the linked subscribers, read at once (two BatchGets
+ * instead of two or three GetItems per object). Read before the objects are imported: a link made meanwhile by another
+ * worker of the same page makes the later write's condition fail, so nothing is created twice.
+ */
+function pageLinks(
+  runtime: Runtime,
+  job: { team_id: string; project_id: string },
+  kind: 'subscribers' | 'subscriptions',
+  objects: unknown[],
+) {
+  const customerIds =
+    kind === 'subscribers'
+      ? (objects as Stripe.Customer[]).map((customer) => customer.id)
+      : (objects as Stripe.Subscription[]).map((subscription) =>
+          typeof subscription.customer === 'string' ? subscription.customer : subscription.customer.id,
+        );
+  const subscriptionIds = kind === 'subscriptions' ? (objects as Stripe.Subscription[]).map((s) => s.id) : [];
+  return readProviderLinks(runtime.store, job.team_id, job.project_id, STRIPE, { customerIds, subscriptionIds });
+}
+
 /** The kind after `kind`, or null after the last. */
 function kindAfter(kind: ImportKind): ImportKind | null {
   return IMPORT_KINDS[IMPORT_KINDS.indexOf(kind) + 1] ?? null;
@@ -118,6 +140,7 @@ export async function processImportPage(runtime: Runtime, message: ImportPageMes
       kind === 'plans'
         ? await inactivePricesInUse(runtime, job, page.data as Stripe.Price[], plans.byPrice)
         : undefined,
+    links: kind === 'plans' ? undefined : await pageLinks(runtime, job, kind, page.data),
     result,
   };
   const importOne = {
