@@ -177,4 +177,18 @@ describe('the access audit settings', () => {
     });
     expect(await due()).toEqual([projectId]);
   });
+
+  it('takes a project found off in the index out of it when due, without auditing it', async () => {
+    const key = keys.accessAuditState(team.team.id, projectId);
+    await runtime.store.update({
+      Key: key,
+      UpdateExpression: 'SET schedule = :off',
+      ExpressionAttributeValues: { ':off': 'off' },
+    });
+    expect(await nextDay()).toEqual([]);
+    const state = await runtime.store.get(key);
+    expect(state).toMatchObject({ schedule: 'off' });
+    expect(state).not.toHaveProperty(secondaryIndex.sortKey);
+    expect(state).not.toHaveProperty('next_audit_at');
+  });
 });
