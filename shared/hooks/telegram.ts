@@ -3,7 +3,7 @@ import * as z from '../schemas/zod.js';
 import { openCredentialInConstantWork } from '../credentials/repository.js';
 import { recordPlatformMembership, type PlatformMembershipUpdate } from '../domain/members/platform-updates.js';
 import { recordBotPermissions } from '../domain/projects/changes.js';
-import { readPlatformUserClaim } from '../store/members.js';
+import { readMemberStatus, readPlatformUserClaim } from '../store/members.js';
 import { subscriberInvitedBy } from '../domain/subscriptions/platform-access.js';
 import { integrationsOf } from '../integrations.js';
 import { logger } from '../logger.js';
@@ -49,6 +49,7 @@ const ChatMemberUpdated = z.object({
 const Message = z.looseObject({
   chat: z.looseObject({ id: z.number(), type: z.string() }),
   from: z.optional(User),
+  date: z.optional(z.number()),
   text: z.optional(z.string()),
 });
 const TelegramUpdate = z.object({
@@ -140,7 +141,7 @@ async function handleTelegramUpdate(
     }
     const sender = groupSender(parsed.message);
     if (sender) {
-      await recordSeenSender(runtime, teamId, projectId, parsed.message!.chat.id, sender);
+      await recordSeenSender(runtime, teamId, projectId, parsed.message!, sender);
       return { status: 200, body: { ok: true } };
     }
     const receipt: HookReceiptRef = {
@@ -183,19 +184,28 @@ function groupSender(message: z.infer<typeof Message> | undefined): z.infer<type
 }
 
 /**
- * Records the sender of a message in a linked group as joined (with `member.joined`) unless the bot has recorded them
- * already: a known sender costs one read of their platform-user claim, and the receipt is not needed (recording a
- * member twice changes nothing). Members already recorded change status only through `chat_member` updates.
+ * Records the sender of a message in a linked group as joined (with `member.joined`) unless the bot holds them as
+ * joined already: a known sender costs one read of their platform-user claim and one of their member, and the receipt
+ * is not needed (recording a member twice changes nothing). A member held as `left` or `kicked` who writes after that
+ * (the message's `date`) is in the chat again: recorded as joined (one conditional update with its event, `joined_at`
+ * now). Other status changes arrive through `chat_member` updates.
  */
 async function recordSeenSender(
   runtime: Runtime,
   teamId: string,
   projectId: string,
-  chatId: number,
+  message: z.infer<typeof Message>,
   sender: z.infer<typeof User>,
 ): Promise<void> {
   const platformUserId = String(sender.id);
-  if ((await readPlatformUserClaim(runtime.store, teamId, projectId, platformUserId))?.member_id) return;
+  const chatId = message.chat.id;
+  const memberId = (await readPlatformUserClaim(runtime.store, teamId, projectId, platformUserId))?.member_id;
+  if (memberId) {
+    const member = await readMemberStatus(runtime.store, teamId, projectId, memberId);
+    const gone = member?.status === 'left' || member?.status === 'kicked';
+    // A message sent before they left (delivered late) does not bring them back.
+    if (!gone || (message.date ?? Infinity) * 1000 <= Date.parse(member.status_changed_at)) return;
+  }
   const project = await hookProject(runtime.store, teamId, projectId, 'telegram');
   const linked = project?.resources.some(
     (resource) =>

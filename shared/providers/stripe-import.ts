@@ -60,6 +60,30 @@ export function stripeImportReader(dependencies: StripeAdapterDependencies) {
 }
 
 /**
+ * Whether a subscription of price `priceId` (every status but canceled) matches `wanted`, with the project's key: pages
+ * the subscriptions of that price until one does. Returns the answer or the failure (`retryable` for 429, 5xx and an
+ * unreachable Stripe). Read-only.
+ */
+export function stripePriceUseReader(dependencies: StripeAdapterDependencies) {
+  const clientOf = stripeClientOf(dependencies);
+  return async (
+    target: { team_id: string; project_id: string },
+    priceId: string,
+    wanted: (subscription: Stripe.Subscription) => boolean,
+  ): Promise<{ ok: true; used: boolean } | ProviderFailure> => {
+    const client = await clientOf(target);
+    if (!('subscriptions' in client)) return client;
+    try {
+      for await (const subscription of client.subscriptions.list({ price: priceId, limit: STRIPE_IMPORT_PAGE_SIZE }))
+        if (wanted(subscription)) return { ok: true, used: true };
+      return { ok: true, used: false };
+    } catch (error) {
+      return stripeFailure(client.errors, error, `list the subscriptions of Stripe price ${priceId}`);
+    }
+  };
+}
+
+/**
  * Reads one Stripe subscription by id with the project's key (an audit's repair: what Stripe has now). Returns it or
  * the failure (`retryable` for 429, 5xx and an unreachable Stripe). Read-only.
  */

@@ -47,6 +47,12 @@ export function newAccessAuditStateItem(teamId: string, projectId: string, dueAt
   };
 }
 
+/** The attributes that place an audit state in the schedule index (removed when its schedule is `off`). */
+const SCHEDULE_ATTRIBUTES = ['next_audit_at', INDEX_PK, INDEX_SK] as const;
+
+/** The update clause taking an audit state out of the schedule index (its schedule is `off`). */
+export const UNSCHEDULE_CLAUSE = `REMOVE ${SCHEDULE_ATTRIBUTES.join(', ')}`;
+
 /** The condition that the schedule still stands at `dueAt` (applied once). */
 const dueAtGuard = (dueAt: string) => ({
   ConditionExpression: 'next_audit_at = :due',
@@ -96,6 +102,17 @@ export const accessAuditScheduleStore = {
     );
   },
 
+  /** Takes a project whose schedule is `off` out of the index, unless its schedule was moved meanwhile. */
+  unschedule(store: Store, scheduled: ScheduledAccessAudit): Promise<boolean> {
+    return conditionally(
+      store.update({
+        Key: keys.accessAuditState(scheduled.teamId, scheduled.projectId),
+        UpdateExpression: UNSCHEDULE_CLAUSE,
+        ...dueAtGuard(scheduled.dueAt),
+      }),
+    );
+  },
+
   /** Removes the audit state of a deleted project, unless its schedule was moved meanwhile. */
   remove(store: Store, scheduled: ScheduledAccessAudit): Promise<boolean> {
     return conditionally(
@@ -107,8 +124,9 @@ export const accessAuditScheduleStore = {
   },
 
   /**
-   * Sets a project's audit policy and schedule (those given) and answers its audit state item after the change; a
-   * project not on the schedule yet (created before it was daily by default) is put on it, due at `nextAuditAtMs`.
+   * Sets a project's audit policy and schedule (those given) and answers its audit state item after the change. A
+   * project on the daily schedule stays where it is in the index, or (not in it: `off` before, or created before the
+   * schedule was daily by default) is put in it, due at `nextAuditAtMs`; `off` takes it out of the index.
    */
   async updateSettings(
     store: Store,
@@ -117,14 +135,14 @@ export const accessAuditScheduleStore = {
     settings: { policy?: string; schedule?: string },
     nextAuditAtMs: number,
   ): Promise<Item> {
-    const sets = ['entity = :entity'];
+    const sets = ['entity = :entity', 'team_id = :team_id', 'project_id = :project_id'];
     const values: Record<string, unknown> = { ':entity': entity.accessAuditState };
-    for (const [name, value] of Object.entries(accessAuditScheduleAttributes(teamId, projectId, nextAuditAtMs))) {
-      sets.push(
-        name === 'team_id' || name === 'project_id'
-          ? `${name} = :${name}`
-          : `${name} = if_not_exists(${name}, :${name})`,
-      );
+    const scheduled = accessAuditScheduleAttributes(teamId, projectId, nextAuditAtMs);
+    for (const [name, value] of Object.entries(scheduled)) {
+      if (name !== 'team_id' && name !== 'project_id') {
+        if (settings.schedule === 'off') continue;
+        sets.push(`${name} = if_not_exists(${name}, :${name})`);
+      }
       values[`:${name}`] = value;
     }
     for (const [name, value] of Object.entries(settings))
@@ -134,7 +152,7 @@ export const accessAuditScheduleStore = {
       }
     return (await store.update({
       Key: keys.accessAuditState(teamId, projectId),
-      UpdateExpression: `SET ${sets.join(', ')}`,
+      UpdateExpression: `SET ${sets.join(', ')}${settings.schedule === 'off' ? ` ${UNSCHEDULE_CLAUSE}` : ''}`,
       ExpressionAttributeValues: values,
       ReturnValues: 'ALL_NEW',
     }))!;

@@ -11,7 +11,7 @@ import {
   type StoredFinding,
 } from '../domain/access-audits/record.js';
 import type { AccessAuditPhase, AccessAuditPolicy } from '../domain/access-audits/schema.js';
-import { accessAuditScheduleAttributes } from './access-audit-schedule.js';
+import { accessAuditScheduleAttributes, UNSCHEDULE_CLAUSE } from './access-audit-schedule.js';
 import { conditionally, ITEM_ABSENT } from './expressions.js';
 import { pageStalled, runningSortKey, type StalledPage, failedJobUpdate } from './running-jobs.js';
 import { entity, keys, secondaryIndex, sortKeyPrefix } from './keys.js';
@@ -60,24 +60,27 @@ function clearRunning(job: StoredAccessAudit) {
 
 export const accessAuditStore = {
   /**
-   * Stores a new queued job, makes it the project's latest and running audit and sets the policy and schedule given
-   * (and the next daily audit at `nextAuditAtMs`, epoch ms, when given), in one transaction, unless an audit runs: then
-   * answers the running audit's id (and writes nothing).
+   * Stores a new queued job, makes it the project's latest and running audit and sets the policy and schedule given, in
+   * one transaction, unless an audit runs: then answers the running audit's id (and writes nothing). The next daily
+   * audit: at `next.atMs` (epoch ms) when `next.move` (a project's first audit), else where it is (put at `next.atMs`
+   * when `daily` brings back a project that was `off`); `off` takes the project out of the schedule index.
    */
   async start(
     store: Store,
     job: StoredAccessAudit,
     settings: { policy?: AccessAuditPolicy; schedule?: 'daily' | 'off' },
     nowMs: number,
-    nextAuditAtMs?: number,
+    next: { atMs: number; move: boolean } = { atMs: nowMs, move: false },
   ): Promise<{ started: true } | { started: false; runningAuditId: string }> {
     const sets = ['latest_audit_id = :id', 'running_audit_id = :id', 'entity = :entity'];
     const values: Record<string, unknown> = { ':id': job.id, ':entity': entity.accessAuditState };
-    if (nextAuditAtMs !== undefined)
+    const off = settings.schedule === 'off';
+    // `off` leaves the schedule index; `daily` keeps the next audit where it is, or puts it a day on.
+    if (!off && (next.move || settings.schedule === 'daily'))
       for (const [name, value] of Object.entries(
-        accessAuditScheduleAttributes(job.team_id, job.project_id, nextAuditAtMs),
+        accessAuditScheduleAttributes(job.team_id, job.project_id, next.atMs),
       )) {
-        sets.push(`${name} = :${name}`);
+        sets.push(next.move ? `${name} = :${name}` : `${name} = if_not_exists(${name}, :${name})`);
         values[`:${name}`] = value;
       }
     if (settings.policy) {
@@ -93,7 +96,7 @@ export const accessAuditStore = {
         {
           Update: {
             Key: keys.accessAuditState(job.team_id, job.project_id),
-            UpdateExpression: `SET ${sets.join(', ')}`,
+            UpdateExpression: `SET ${sets.join(', ')}${off ? ` ${UNSCHEDULE_CLAUSE}` : ''}`,
             ConditionExpression: 'attribute_not_exists(running_audit_id)',
             ExpressionAttributeValues: values,
           },

@@ -73,6 +73,23 @@ export async function readMemberSubscriberId(
   return member ? (parseMemberSubscriber(member).subscriber_id ?? null) : undefined;
 }
 
+/** A member item read for its status. */
+const parseMemberStatus = recordParser(
+  entity.member,
+  z.object({ status: Member.shape.status, status_changed_at: Member.shape.status_changed_at }),
+);
+
+/** A member's status and when it changed (one GetItem), or undefined when there is no such member. */
+export async function readMemberStatus(
+  store: Store,
+  teamId: string,
+  projectId: string,
+  memberId: string,
+): Promise<Pick<Member, 'status' | 'status_changed_at'> | undefined> {
+  const member = await store.get(keys.member(teamId, projectId, memberId));
+  return member ? parseMemberStatus(member) : undefined;
+}
+
 /**
  * The member a subscriber is linked to (one projected GetItem of the subscriber), or null: none, or no such subscriber.
  */

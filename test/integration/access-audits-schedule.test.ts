@@ -2,7 +2,8 @@
  * The daily access audit (DESIGN D34): every project is on the schedule from its creation, and the deadline worker's
  * run (the local timers run it every few seconds) audits it daily once it has something to compare (Stripe billing, a
  * bot watching a linked chat) or was audited before; a project's first audit puts its next a day later;
- * `schedule: "off"` stops it and `"daily"` brings it back; an audit still running is left alone that day. A project
+ * `schedule: "off"` takes the project out of the schedule index and `"daily"` puts it back, a day on; an audit still
+ * running is left alone that day. A project
  * with nothing to compare, never audited, is not audited; a deleted project leaves the schedule.
  */
 import { randomBytes } from 'node:crypto';
@@ -13,7 +14,8 @@ import { ACCESS_AUDIT_INTERVAL_MS } from '../../shared/domain/access-audits/firs
 import { startDueAccessAudits } from '../../shared/domain/access-audits/scheduler.js';
 import { processAccessAuditPage } from '../../shared/domain/access-audits/worker.js';
 import { applyDueDeadlines } from '../../shared/deadlines/worker.js';
-import { keys } from '../../shared/store/keys.js';
+import { accessAuditScheduleStore } from '../../shared/store/access-audit-schedule.js';
+import { keys, secondaryIndex } from '../../shared/store/keys.js';
 import { caller } from '../support/calls.js';
 import { createTestRuntime, seedTeam, testClock, type TestRuntime } from '../support/store.js';
 import { startFakeStripeApi } from '../support/stripe-api.js';
@@ -138,5 +140,55 @@ describe('the access audit settings', () => {
     expect(await nextDay()).toEqual([]);
     await ok('POST', settings(), { schedule: 'daily' });
     expect(await nextDay()).toHaveLength(1);
+  });
+
+  it('takes a project whose schedule is off out of the schedule index, and daily puts it back a day on', async () => {
+    const state = () => runtime.store.get(keys.accessAuditState(team.team.id, projectId));
+    const due = async () =>
+      (
+        await accessAuditScheduleStore.pageDue(runtime.store, clock.nowMs() + 7 * ACCESS_AUDIT_INTERVAL_MS, undefined)
+      ).items
+        .map((scheduled) => scheduled.projectId)
+        .filter((id) => id === projectId);
+    expect(await due()).toEqual([projectId]);
+
+    expect(await ok('POST', settings(), { schedule: 'off' })).toMatchObject({ schedule: 'off', next_audit_at: null });
+    expect(await state()).not.toHaveProperty(secondaryIndex.partitionKey);
+    expect(await state()).not.toHaveProperty('next_audit_at');
+    expect(await due()).toEqual([]);
+    clock.advance(60_000);
+    const back = new Date(clock.nowMs() + ACCESS_AUDIT_INTERVAL_MS).toISOString();
+    expect(await ok('POST', settings(), { schedule: 'daily' })).toMatchObject({
+      schedule: 'daily',
+      next_audit_at: back,
+    });
+    expect(await due()).toEqual([projectId]);
+    // Daily again changes nothing; an audit asking for off takes it out, one asking for daily puts it back.
+    expect(await ok('POST', settings(), { schedule: 'daily' })).toMatchObject({ next_audit_at: back });
+    await ok('POST', `/v1/projects/${projectId}/access-audits`, { schedule: 'off' }, 202);
+    while (runtime.auditPages.length) await processAccessAuditPage(runtime, runtime.auditPages.shift()!);
+    expect(await due()).toEqual([]);
+    expect(await ok('GET', settings())).toMatchObject({ schedule: 'off', next_audit_at: null });
+    clock.advance(60_000);
+    await ok('POST', `/v1/projects/${projectId}/access-audits`, { schedule: 'daily' }, 202);
+    expect(await ok('GET', settings())).toMatchObject({
+      schedule: 'daily',
+      next_audit_at: new Date(clock.nowMs() + ACCESS_AUDIT_INTERVAL_MS).toISOString(),
+    });
+    expect(await due()).toEqual([projectId]);
+  });
+
+  it('takes a project found off in the index out of it when due, without auditing it', async () => {
+    const key = keys.accessAuditState(team.team.id, projectId);
+    await runtime.store.update({
+      Key: key,
+      UpdateExpression: 'SET schedule = :off',
+      ExpressionAttributeValues: { ':off': 'off' },
+    });
+    expect(await nextDay()).toEqual([]);
+    const state = await runtime.store.get(key);
+    expect(state).toMatchObject({ schedule: 'off' });
+    expect(state).not.toHaveProperty(secondaryIndex.sortKey);
+    expect(state).not.toHaveProperty('next_audit_at');
   });
 });

@@ -3,7 +3,7 @@
  * audit counts the members the bot recorded that no subscriber is linked to, and asks `getChatMember` about each
  * entitled member; one gone from the chat without the bot seeing it is `member_left`, repaired with a new personal
  * invite link sent as any grant's (on the subscription, in `member.access_granted`). A member seen only because they
- * post in the linked group is recorded once, and counted.
+ * post in the linked group is recorded once, and counted; one held as left who posts again is joined again.
  */
 import { describe, expect, it } from 'vitest';
 import { processAccessAuditPage } from '../../shared/domain/access-audits/worker.js';
@@ -12,6 +12,7 @@ import {
   botCalls,
   call,
   chatMember,
+  clock,
   deliver,
   newEvents,
   projectId,
@@ -108,5 +109,29 @@ describe('access audits: Telegram', () => {
     expect(types(await newEvents())).toEqual([]);
 
     expect(await runAudit()).toMatchObject({ unlinked_members: 1, audited: { platform_members: 1 } });
+  });
+
+  it('records a member held as left who writes in the group again as joined, once, and not for a late message', async () => {
+    const { secret } = await setUp();
+    const nowSeconds = () => Math.floor(clock.nowMs() / 1000);
+    await deliver(message(user(95), 'hello'), secret);
+    await deliver(chatMember(95, 'member', 'left'), secret);
+    expect(types(await newEvents())).toEqual(['member.joined', 'member.left']);
+    // Sent before they left, delivered late: they stay left.
+    await deliver(message(user(95), 'late', CHAT_ID, { date: nowSeconds() - 60 }), secret);
+    expect(await newEvents()).toEqual([]);
+
+    clock.advance(60_000);
+    await deliver(message(user(95), 'back', CHAT_ID, { date: nowSeconds() }), secret);
+    const [joined, ...others] = await newEvents();
+    expect(others).toEqual([]);
+    const now = new Date(clock.nowMs()).toISOString();
+    expect(joined).toMatchObject({
+      type: 'member.joined',
+      data: { member: { platform_user_id: '95', status: 'joined', joined_at: now, status_changed_at: now } },
+    });
+    // Joined already: writing again records nothing.
+    await deliver(message(user(95), 'again', CHAT_ID, { date: nowSeconds() }), secret);
+    expect(await newEvents()).toEqual([]);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * The fake Stripe API's list endpoints and its customers (used by `stripe-api.ts`): `GET /v1/products`, `/v1/prices`
  * (`expand[]=data.product` embeds the Product), `/v1/customers` and `/v1/subscriptions` (`status=all`, else without
- * canceled ones) with Stripe's pagination (`limit` 1–100, default 10; `starting_after`; `has_more`), in creation order.
+ * canceled ones; `price`: those with an item of that price) with Stripe's pagination (`limit` 1–100, default 10;
+ * `starting_after`; `has_more`), in creation order.
  * {@link FakeStripeLists.addSubscription} makes one Stripe subscription known (as a checkout would);
  * {@link FakeStripeLists.seedAccount} fills an account the way a creator's existing Stripe account looks: a few
  * products and prices and many customers, each with one subscription in a mix of statuses.
@@ -73,6 +74,10 @@ export function fakeStripeLists(
     if (path === '/v1/subscriptions' && params.status !== 'all')
       objects = objects.filter((subscription) =>
         params.status ? subscription.status === params.status : subscription.status !== 'canceled',
+      );
+    if (path === '/v1/subscriptions' && params.price)
+      objects = objects.filter((subscription) =>
+        subscription.items.data.some((item: { price: { id: string } }) => item.price.id === params.price),
       );
     const limit = Math.min(100, Math.max(1, Number(params.limit ?? 10)));
     const start = params.starting_after ? objects.findIndex((object) => object.id === params.starting_after) + 1 : 0;

@@ -68,6 +68,23 @@ describe('stripeFindingOf', () => {
     });
   });
 
+  it('compares a subscription of several items when exactly one item’s price makes a plan, as the import does', () => {
+    const licensed = { interval: 'month', interval_count: 1, usage_type: 'licensed', trial_period_days: null };
+    const planPrice = (id: string) => ({
+      id,
+      product: 'prod_1',
+      currency: 'usd',
+      unit_amount: 900,
+      recurring: licensed,
+    });
+    const metered = { ...planPrice('price_metered'), recurring: { ...licensed, usage_type: 'metered' } };
+    const items = (...prices: object[]) => ({
+      items: { data: prices.map((price, index) => ({ id: `si_${index}`, price })) },
+    });
+    expect(stripeFindingOf(stripe(items(metered, planPrice('price_1'))), null)?.kind).toBe('paid_without_access');
+    expect(stripeFindingOf(stripe(items(planPrice('price_1'), planPrice('price_2'))), null)).toBeNull();
+  });
+
   it('names the kind by access: lost payment, missing access, or only the status; ours follows Stripe', () => {
     const kind = (fields: Record<string, unknown>, status: AuditedSubscription['status']) =>
       stripeFindingOf(stripe(fields), ours(status))?.kind;

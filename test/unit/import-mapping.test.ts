@@ -4,7 +4,7 @@
  */
 import type Stripe from 'stripe';
 import { describe, expect, it } from 'vitest';
-import { importedPlanId, planOfPrice, stateOfSubscription } from '../../shared/domain/imports/mapping.js';
+import { importedPlanId, planItemOf, planOfPrice, stateOfSubscription } from '../../shared/domain/imports/mapping.js';
 import { Uuid } from '../../shared/schemas/common.js';
 
 const START = 1_780_000_000;
@@ -69,6 +69,43 @@ describe('stateOfSubscription', () => {
     expect(stateOfSubscription(subscription({}, 2))).toEqual({
       skip: '2 items: only single-price subscriptions are imported',
     });
+  });
+});
+
+describe('planItemOf', () => {
+  const metered = price({
+    id: 'price_metered',
+    recurring: { interval: 'month', interval_count: 1, usage_type: 'metered', trial_period_days: null },
+  });
+  const itemsOf = (...prices: Stripe.Price[]) =>
+    subscription({
+      items: {
+        data: prices.map((each, index) => ({
+          id: `si_${index}`,
+          price: each,
+          current_period_start: START + index,
+          current_period_end: END + index,
+        })),
+      },
+    });
+  const makesPlan = (each: Stripe.Price) => !('skip' in planOfPrice(each));
+
+  it('picks the one item whose price has a plan and ignores the others with the reason', () => {
+    const chosen = planItemOf(itemsOf(metered, price()), makesPlan);
+    expect(chosen).toMatchObject({
+      item: { id: 'si_1' },
+      ignored: [{ item: { id: 'si_0' }, reason: expect.stringMatching(/^price price_metered has no plan: metered/) }],
+    });
+    // The periods come from the plan item.
+    const item = (chosen as { item: Stripe.SubscriptionItem }).item;
+    expect(stateOfSubscription(itemsOf(metered, price()), item)).toMatchObject({ periodStartMs: (START + 1) * 1000 });
+  });
+
+  it('skips several plan items (multiple_plans) and no plan item (no_plan)', () => {
+    expect(planItemOf(itemsOf(price(), price({ id: 'price_2' })), makesPlan)).toEqual({
+      skip: expect.stringMatching(/^multiple_plans: the prices price_1, price_2 /),
+    });
+    expect(planItemOf(itemsOf(metered), makesPlan)).toEqual({ skip: expect.stringMatching(/^no_plan: .*metered/) });
   });
 });
 

@@ -55,8 +55,8 @@ export async function createAccessAudit(
     ...zeroCounts(),
   };
   // The project's first audit puts its next daily audit a day on (and schedules a project created unscheduled).
-  const nextAuditAtMs = state.latest_audit_id ? undefined : nowMs + ACCESS_AUDIT_INTERVAL_MS;
-  const started = await accessAuditStore.start(runtime.store, job, request, nowMs, nextAuditAtMs);
+  const next = { atMs: nowMs + ACCESS_AUDIT_INTERVAL_MS, move: !state.latest_audit_id };
+  const started = await accessAuditStore.start(runtime.store, job, request, nowMs, next);
   if (!started.started)
     throw new ProblemError(
       'CONFLICT',

@@ -1,7 +1,7 @@
 import type Stripe from 'stripe';
 import type { SubscriptionStatus } from '../../catalogues/subscription-statuses.js';
 import { derivedIdempotencyKey } from '../../limits/idempotency.js';
-import { stateOfSubscription } from '../imports/mapping.js';
+import { planItemOf, planOfPrice, stateOfSubscription } from '../imports/mapping.js';
 import { hasAccess, isTerminal } from '../subscriptions/state-machine.js';
 import type { FindingKind, FindingObjects, RepairAction } from './schema.js';
 
@@ -34,11 +34,15 @@ const STRIPE_ENDED = new Set(['canceled', 'incomplete_expired']);
 
 /**
  * The status our subscription should have for Stripe subscription `stripe` (the import's mapping), `ended` for one that
- * ended at Stripe, or null when the import leaves it out (never started, several items).
+ * ended at Stripe, or null when the import leaves it out (never started; several items of which not exactly one has a
+ * price that makes a plan).
  */
 export function expectedStatusOf(stripe: Stripe.Subscription): SubscriptionStatus | 'ended' | null {
   if (STRIPE_ENDED.has(stripe.status)) return 'ended';
-  const state = stateOfSubscription(stripe);
+  const planItem =
+    stripe.items.data.length > 1 ? planItemOf(stripe, (price) => !('skip' in planOfPrice(price))) : undefined;
+  if (planItem && 'skip' in planItem) return null;
+  const state = stateOfSubscription(stripe, planItem?.item);
   return 'skip' in state ? null : state.status;
 }
 

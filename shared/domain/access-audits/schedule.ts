@@ -17,8 +17,7 @@ import { auditPrincipal } from './worker.js';
  * later; the deadline worker's run (every minute on AWS, the local timers locally) starts the project's audit through
  * the audit operation and moves it a day on. A project never audited with nothing to compare (not billed through
  * Stripe, no bot watching a linked resource) costs one project read and the move. A project whose schedule is `off`
- * stays in the index (turning the schedule on again needs nothing more) but is not audited; a deleted project's state
- * goes.
+ * is out of the index (no read or write a day); `daily` puts it back, a day on. A deleted project's state goes.
  */
 
 /** The audit operation run with the schedule as its trigger. */
@@ -53,6 +52,11 @@ async function auditedNow(runtime: Runtime, scheduled: ScheduledAccessAudit) {
  */
 export async function applyScheduledAccessAudit(runtime: Runtime, scheduled: ScheduledAccessAudit): Promise<void> {
   const { teamId, projectId, dueAt } = scheduled;
+  if (parseAccessAuditState(scheduled.state).schedule === 'off') {
+    // Left in the index by an older writer: it goes, and the project costs nothing more a day.
+    await accessAuditScheduleStore.unschedule(runtime.store, scheduled);
+    return;
+  }
   const now = await auditedNow(runtime, scheduled);
   let gone = now.gone;
   if (now.audit) {

@@ -74,24 +74,63 @@ export function subscriberOfCustomer(customer: Stripe.Customer): CreateSubscribe
   return { consent: false };
 }
 
-/** The price of a Stripe Subscription's first item, or null. */
-export function priceOfSubscription(subscription: Stripe.Subscription): Stripe.Price | null {
-  return subscription.items.data[0]?.price ?? null;
+/** Whether a Stripe Price is archived at Stripe (`active: false`): its plan is made closed, and only when used. */
+export function isInactivePrice(price: Pick<Stripe.Price, 'active'>): boolean {
+  return price.active === false;
+}
+
+/** Why a price has no plan: the reason it makes none, or none made (a refusal or a failed creation). */
+function noPlanReason(price: Stripe.Price): string {
+  const made = planOfPrice(price);
+  return `price ${price.id} has no plan${'skip' in made ? `: ${made.skip}` : ''}`;
+}
+
+/** The one item of a Stripe Subscription whose price has a plan, and the items left out with the reason. */
+export interface PlanItem {
+  item: Stripe.SubscriptionItem;
+  ignored: { item: Stripe.SubscriptionItem; reason: string }[];
+}
+
+/**
+ * The item of a Stripe Subscription that joins a plan: exactly one item's price must have one (`hasPlan`); the other
+ * items (metered or one-time add-ons, prices without a plan) are ignored, each with the reason its price makes no plan.
+ * Skipped with `multiple_plans` when several items have a plan, `no_plan` when none has.
+ */
+export function planItemOf(
+  subscription: Stripe.Subscription,
+  hasPlan: (price: Stripe.Price) => boolean,
+): PlanItem | Skip {
+  const items = subscription.items.data;
+  const planItems = items.filter((item) => hasPlan(item.price));
+  if (planItems.length > 1)
+    return {
+      skip: `multiple_plans: the prices ${planItems.map((item) => item.price.id).join(', ')} each have a plan, and a subscription joins one plan`,
+    };
+  const [item] = planItems;
+  if (!item) return { skip: `no_plan: ${items.map((other) => noPlanReason(other.price)).join('; ') || 'no items'}` };
+  const ignored = items
+    .filter((other) => other !== item)
+    .map((other) => ({ item: other, reason: noPlanReason(other.price) }));
+  return { item, ignored };
 }
 
 /**
  * The D15 state of a Stripe Subscription, as Stripe has it: trialing, active, past_due, unpaid; cancelling at period
- * end (or at `cancel_at`) → pending_cancellation; paused (status, or `pause_collection`) → paused. Periods from its
- * item (Stripe's current API) or the subscription (older ones). Skipped: ended (canceled, incomplete_expired) and
- * never started (incomplete: the first payment never succeeded) subscriptions, and those of several items.
+ * end (or at `cancel_at`) → pending_cancellation; paused (status, or `pause_collection`) → paused. Periods from the plan
+ * item (`planItem`, see {@link planItemOf}; Stripe's current API) or the subscription (older ones). Skipped: ended
+ * (canceled, incomplete_expired) and never started (incomplete: the first payment never succeeded) subscriptions, and,
+ * without `planItem`, those of several items.
  */
-export function stateOfSubscription(subscription: Stripe.Subscription): ImportedState | Skip {
+export function stateOfSubscription(
+  subscription: Stripe.Subscription,
+  planItem?: Stripe.SubscriptionItem,
+): ImportedState | Skip {
   const status = subscription.status;
   if (status === 'canceled' || status === 'incomplete_expired') return { skip: `ended at Stripe (${status})` };
   if (status === 'incomplete') return { skip: 'incomplete at Stripe: its first payment never succeeded' };
-  if (subscription.items.data.length !== 1)
+  if (!planItem && subscription.items.data.length !== 1)
     return { skip: `${subscription.items.data.length} items: only single-price subscriptions are imported` };
-  const item = subscription.items.data[0] as Stripe.SubscriptionItem & Record<string, unknown>;
+  const item = (planItem ?? subscription.items.data[0]) as Stripe.SubscriptionItem & Record<string, unknown>;
   const legacy = subscription as unknown as Record<string, number | null | undefined>;
   const periodStartMs = msOf(item.current_period_start ?? legacy.current_period_start);
   const periodEndMs = msOf(item.current_period_end ?? legacy.current_period_end);

@@ -3,7 +3,11 @@ import type { Principal } from '../../auth/principal.js';
 import { ProblemError } from '../../errors.js';
 import type { Runtime } from '../../runtime.js';
 import { isLostRace } from '../../store/optimistic.js';
-import { readProviderCustomerSubscriber, readProviderSubscriptionLink } from '../../store/payments/reads.js';
+import {
+  readProviderCustomerSubscriber,
+  readProviderLinks,
+  readProviderSubscriptionLink,
+} from '../../store/payments/reads.js';
 import { putProviderCustomer, putProviderSubscriptionLink } from '../../store/payments/writes.js';
 import type { ImportPageResult } from '../../store/imports.js';
 import { unitOfWork } from '../../store/unit-of-work.js';
@@ -16,7 +20,7 @@ import type { Plan } from '../plans/schema.js';
 import type { Project } from '../projects/schema.js';
 import { updateSubscriber } from '../subscribers/changes.js';
 import { parseStoredSubscriber } from '../subscribers/record.js';
-import { getSubscriber, loadSubscriber, prepareSubscriber } from '../subscribers/repository.js';
+import { getSubscriber, loadSubscriber, prepareSubscriber, toSubscriber } from '../subscribers/repository.js';
 import type { UpdateSubscriberRequest } from '../subscribers/schema.js';
 import { addSubscriptionCreation, requireSubscribable } from '../subscriptions/creation.js';
 import { importedSubscription } from '../subscriptions/imported.js';
@@ -24,8 +28,9 @@ import { applyPlatformAccess } from '../subscriptions/platform-access.js';
 import { getSubscription } from '../subscriptions/queries.js';
 import {
   importedPlanId,
+  isInactivePrice,
+  planItemOf,
   planOfPrice,
-  priceOfSubscription,
   stateOfSubscription,
   subscriberOfCustomer,
 } from './mapping.js';
@@ -53,6 +58,10 @@ export interface ImportContext {
   plansByPrice: Map<string, Plan>;
   /** The project's plans `plan_mapping` names, by id (a missing id names no plan of the project). */
   mappedPlans: Map<string, Plan>;
+  /** The inactive Stripe prices of the page that a subscription to import uses (their plans are made, closed). */
+  inactivePricesInUse?: ReadonlySet<string>;
+  /** The page's links to ours and linked subscribers, read at once (`readProviderLinks`); absent: read one by one. */
+  links?: Awaited<ReturnType<typeof readProviderLinks>>;
   result: ImportPageResult;
 }
 
@@ -86,7 +95,11 @@ async function planExists(context: ImportContext, planId: string): Promise<boole
   return plan?.project_id === context.project.id;
 }
 
-/** A Stripe Price → a plan (created synced), mapped to the creator's plan, unchanged, or skipped. */
+/**
+ * A Stripe Price → a plan (created synced), mapped to the creator's plan, unchanged, or skipped. An inactive price
+ * makes a plan only when a subscription to import uses it (`inactivePricesInUse`), created `inactive` (its members keep
+ * it, nobody new joins it); else it is skipped with `price_inactive`.
+ */
 export async function importPrice(context: ImportContext, price: Stripe.Price): Promise<void> {
   const mapped = context.job.plan_mapping[price.id];
   if (mapped) {
@@ -97,10 +110,20 @@ export async function importPrice(context: ImportContext, price: Stripe.Price): 
   if (context.plansByPrice.has(price.id)) return tally(context, 'plans', 'unchanged', price.id);
   const plan = planOfPrice(price);
   if ('skip' in plan) return tally(context, 'plans', 'skipped', price.id, plan.skip);
+  const inactive = isInactivePrice(price);
+  if (inactive && !context.inactivePricesInUse?.has(price.id))
+    return tally(
+      context,
+      'plans',
+      'skipped',
+      price.id,
+      'price_inactive: archived at Stripe, no subscription to import uses it',
+    );
   if (context.job.dry_run) return tally(context, 'plans', 'created', price.id);
   const planId = importedPlanId(context.project.id, price.id);
+  const request = inactive ? { ...plan.request, status: 'inactive' as const } : plan.request;
   const refused = await refusalOf(async () => {
-    const created = await createPlan(context.runtime, context.principal, context.project.id, plan.request, {
+    const created = await createPlan(context.runtime, context.principal, context.project.id, request, {
       imported: { planId, provider: STRIPE, productId: plan.productId, priceId: price.id },
     });
     context.plansByPrice.set(price.id, created);
@@ -120,7 +143,9 @@ export async function importCustomer(context: ImportContext, customer: Stripe.Cu
   const teamId = principal.teamId;
   if ((customer as { deleted?: boolean }).deleted)
     return tally(context, 'subscribers', 'skipped', customer.id, 'deleted at Stripe');
-  const linked = await readProviderCustomerSubscriber(runtime.store, teamId, project.id, STRIPE, customer.id);
+  const linked = context.links
+    ? context.links.customers.get(customer.id)
+    : await readProviderCustomerSubscriber(runtime.store, teamId, project.id, STRIPE, customer.id);
   if (linked) return refreshCustomer(context, customer, linked);
   if (context.job.dry_run) return tally(context, 'subscribers', 'created', customer.id);
   const refused = await refusalOf(async () => {
@@ -144,7 +169,9 @@ export async function importCustomer(context: ImportContext, customer: Stripe.Cu
 async function refreshCustomer(context: ImportContext, customer: Stripe.Customer, subscriberId: string): Promise<void> {
   const { runtime, principal } = context;
   const wanted = subscriberOfCustomer(customer);
-  const stored = parseStoredSubscriber(await loadSubscriber(runtime.store, principal, subscriberId));
+  const stored = parseStoredSubscriber(
+    context.links?.subscribers.get(subscriberId) ?? (await loadSubscriber(runtime.store, principal, subscriberId)),
+  );
   const change: UpdateSubscriberRequest = {};
   if (wanted.email && wanted.email !== stored.email) change.email = wanted.email;
   if (wanted.display_name && wanted.display_name !== stored.display_name) change.display_name = wanted.display_name;
@@ -158,8 +185,9 @@ async function refreshCustomer(context: ImportContext, customer: Stripe.Customer
 }
 
 /**
- * A Stripe Subscription → a subscription as Stripe has it, or (linked already) brought up to date; skipped when it
- * ended, never started, has no plan or no imported customer.
+ * A Stripe Subscription → a subscription as Stripe has it, on the plan of its one item whose price has a plan (other
+ * items, e.g. metered add-ons, are listed as ignored), or (linked already) brought up to date; skipped when it ended,
+ * never started, has no plan or several (`multiple_plans`), or no imported customer.
  */
 export async function importSubscription(
   context: ImportContext,
@@ -168,35 +196,44 @@ export async function importSubscription(
   const { runtime, principal, project, job } = context;
   const teamId = principal.teamId;
   const id = stripeSubscription.id;
-  const link = await readProviderSubscriptionLink(runtime.store, teamId, project.id, STRIPE, id);
-  if (link) return updateLinked(context, stripeSubscription, String(link.subscription_id));
-  const state = stateOfSubscription(stripeSubscription);
+  const link = context.links ? null : await readProviderSubscriptionLink(runtime.store, teamId, project.id, STRIPE, id);
+  const linkedId = context.links ? context.links.subscriptions.get(id) : link && String(link.subscription_id);
+  if (linkedId) return updateLinked(context, stripeSubscription, linkedId);
+  // A dry run created no plan: a price that makes one (inactive ones too, as this subscription uses them) counts.
+  const planItem = planItemOf(
+    stripeSubscription,
+    (price) => planFor(context, price.id) !== undefined || (job.dry_run && !('skip' in planOfPrice(price))),
+  );
+  const item = 'skip' in planItem ? stripeSubscription.items.data[0] : planItem.item;
+  const state = stateOfSubscription(stripeSubscription, item);
   if ('skip' in state) return tally(context, 'subscriptions', 'skipped', id, state.skip);
-  const price = priceOfSubscription(stripeSubscription);
-  const plan = price ? planFor(context, price.id) : undefined;
-  const customerId =
-    typeof stripeSubscription.customer === 'string' ? stripeSubscription.customer : stripeSubscription.customer.id;
-  const subscriberId = await readProviderCustomerSubscriber(runtime.store, teamId, project.id, STRIPE, customerId);
+  if ('skip' in planItem) return tally(context, 'subscriptions', 'skipped', id, planItem.skip);
+  const ignoreItems = () => {
+    for (const { item, reason } of planItem.ignored)
+      context.result.skipped.push({
+        kind: 'subscriptions',
+        stripe_id: item.id,
+        reason: `item of ${id} ignored: ${reason}`,
+      });
+  };
   if (job.dry_run) {
-    // The plans and subscribers a dry run would create do not exist: count what a real run would do with them.
-    const planSkip = !plan && price ? planOfPrice(price) : null;
-    if (!price || (planSkip && 'skip' in planSkip))
-      return tally(
-        context,
-        'subscriptions',
-        'skipped',
-        id,
-        `no plan for its price: ${planSkip && 'skip' in planSkip ? planSkip.skip : 'none'}`,
-      );
+    ignoreItems();
     return tally(context, 'subscriptions', 'created', id);
   }
-  if (!plan)
-    return tally(context, 'subscriptions', 'skipped', id, `price ${price?.id ?? '(none)'} has no plan (skipped above)`);
+  const plan = planFor(context, planItem.item.price.id)!;
+  const customerId =
+    typeof stripeSubscription.customer === 'string' ? stripeSubscription.customer : stripeSubscription.customer.id;
+  const subscriberId = context.links
+    ? context.links.customers.get(customerId)
+    : await readProviderCustomerSubscriber(runtime.store, teamId, project.id, STRIPE, customerId);
   if (!subscriberId) return tally(context, 'subscriptions', 'skipped', id, `customer ${customerId} was not imported`);
-  const subscriber = await getSubscriber(runtime.store, principal, subscriberId);
+  const read = context.links?.subscribers.get(subscriberId);
+  const subscriber = read
+    ? toSubscriber(read, { contact: true })
+    : await getSubscriber(runtime.store, principal, subscriberId);
   let followUp = null;
   const refused = await refusalOf(async () => {
-    requireSubscribable(project, plan, subscriber);
+    requireSubscribable(project, plan, subscriber, true);
     const subscription = importedSubscription(
       { projectId: project.id, subscriberId, plan, provider: STRIPE, nowMs: runtime.clock.nowMs() },
       state,
@@ -214,6 +251,7 @@ export async function importSubscription(
     }));
   });
   await applyPlatformAccess(runtime, teamId, followUp);
+  if (!refused) ignoreItems();
   tally(context, 'subscriptions', refused ? 'skipped' : 'created', id, refused ?? undefined);
 }
 
@@ -226,7 +264,9 @@ async function updateLinked(context: ImportContext, stripeSubscription: Stripe.S
   const id = stripeSubscription.id;
   if (job.dry_run) {
     const ours = await getSubscription(runtime.store, principal, subscriptionId);
-    const state = stateOfSubscription(stripeSubscription);
+    const planItem = planItemOf(stripeSubscription, (price) => !('skip' in planOfPrice(price)));
+    const item = 'skip' in planItem ? stripeSubscription.items.data[0] : planItem.item;
+    const state = stateOfSubscription(stripeSubscription, item);
     const wanted = 'skip' in state ? 'canceled' : state.status;
     return tally(
       context,

@@ -1,13 +1,16 @@
 import pMap from 'p-map';
 import type { Principal } from '../../auth/principal.js';
 import { integrationsOf } from '../../integrations.js';
-import { stripeImportReader, type StripeImportObjects } from '../../providers/stripe-import.js';
+import type Stripe from 'stripe';
+import { stripeImportReader, stripePriceUseReader, type StripeImportObjects } from '../../providers/stripe-import.js';
 import type { ImportPageMessage, Runtime } from '../../runtime.js';
 import { importStore, type ImportNext, type ImportPageResult } from '../../store/imports.js';
+import { readProviderLinks } from '../../store/payments/reads.js';
 import { STRIPE } from '../payments/stripe-event-context.js';
 import { listPlans } from '../plans/repository.js';
 import type { Plan } from '../plans/schema.js';
 import { loadProject, toProject } from '../projects/repository.js';
+import { isInactivePrice, stateOfSubscription } from './mapping.js';
 import { importCustomer, importPrice, importSubscription, type ImportContext } from './objects.js';
 import { IMPORT_KINDS, MAX_LISTED_SKIPS, type ImportKind } from './schema.js';
 
@@ -52,6 +55,56 @@ export async function plansOf(runtime: Runtime, principal: Principal, projectId:
   return { byPrice, byId };
 }
 
+/**
+ * The inactive prices of a page of prices, without a plan yet, that a subscription to import (not ended, started) uses:
+ * one Stripe list of each one's subscriptions. Throws {@link ImportPageRetry} (Stripe busy or unreachable) or an
+ * Error (refused), so the queue tries the page again.
+ */
+async function inactivePricesInUse(
+  runtime: Runtime,
+  job: { team_id: string; project_id: string; plan_mapping: Record<string, string> },
+  prices: Stripe.Price[],
+  plansByPrice: Map<string, Plan>,
+): Promise<Set<string>> {
+  const used = new Set<string>();
+  const candidates = prices.filter(
+    (price) => isInactivePrice(price) && !plansByPrice.has(price.id) && !job.plan_mapping[price.id],
+  );
+  if (candidates.length === 0) return used;
+  const read = stripePriceUseReader({ store: runtime.store, settings: () => integrationsOf(runtime) });
+  const imported = (subscription: Stripe.Subscription) => {
+    const state = stateOfSubscription(subscription, subscription.items.data[0]);
+    return !('skip' in state);
+  };
+  for (const price of candidates) {
+    const answer = await read(job, price.id, imported);
+    if (!answer.ok) throw answer.retryable ? new ImportPageRetry(answer.reason) : new Error(answer.reason);
+    if (answer.used) used.add(price.id);
+  }
+  return used;
+}
+
+/**
+ * The links of a page of customers or subscriptions to ours, and the linked subscribers, read at once (two BatchGets
+ * instead of two or three GetItems per object). Read before the objects are imported: a link made meanwhile by another
+ * worker of the same page makes the later write's condition fail, so nothing is created twice.
+ */
+function pageLinks(
+  runtime: Runtime,
+  job: { team_id: string; project_id: string },
+  kind: 'subscribers' | 'subscriptions',
+  objects: unknown[],
+) {
+  const customerIds =
+    kind === 'subscribers'
+      ? (objects as Stripe.Customer[]).map((customer) => customer.id)
+      : (objects as Stripe.Subscription[]).map((subscription) =>
+          typeof subscription.customer === 'string' ? subscription.customer : subscription.customer.id,
+        );
+  const subscriptionIds = kind === 'subscriptions' ? (objects as Stripe.Subscription[]).map((s) => s.id) : [];
+  return readProviderLinks(runtime.store, job.team_id, job.project_id, STRIPE, { customerIds, subscriptionIds });
+}
+
 /** The kind after `kind`, or null after the last. */
 function kindAfter(kind: ImportKind): ImportKind | null {
   return IMPORT_KINDS[IMPORT_KINDS.indexOf(kind) + 1] ?? null;
@@ -83,6 +136,11 @@ export async function processImportPage(runtime: Runtime, message: ImportPageMes
     project,
     plansByPrice: plans.byPrice,
     mappedPlans: plans.byId,
+    inactivePricesInUse:
+      kind === 'plans'
+        ? await inactivePricesInUse(runtime, job, page.data as Stripe.Price[], plans.byPrice)
+        : undefined,
+    links: kind === 'plans' ? undefined : await pageLinks(runtime, job, kind, page.data),
     result,
   };
   const importOne = {

@@ -53,10 +53,11 @@ const START_SKEW_MS = 5 * 60 * 1000;
 
 /**
  * Refuses a new subscription (DESIGN D15 "(new)" row) of `subscriber` (null: a subscriber created in the same
- * transaction) to `plan` in `project`. Errors: NOT_FOUND (subscriber or plan of another project); CONFLICT (archived
- * project, inactive plan, banned subscriber).
+ * transaction) to `plan` in `project`; `imported`: an existing member brought from a provider keeps an inactive plan.
+ * Errors: NOT_FOUND (subscriber or plan of another project); CONFLICT (archived project, inactive plan, banned
+ * subscriber).
  */
-export function requireSubscribable(project: Project, plan: Plan, subscriber: Subscriber | null): void {
+export function requireSubscribable(project: Project, plan: Plan, subscriber: Subscriber | null, imported = false) {
   if (subscriber && subscriber.project_id !== project.id)
     throw new ProblemError('NOT_FOUND', `No subscriber ${subscriber.id} in project ${project.id}.`);
   if (plan.project_id !== project.id)
@@ -66,7 +67,7 @@ export function requireSubscribable(project: Project, plan: Plan, subscriber: Su
       'CONFLICT',
       `Project ${project.id} is ${project.status}: no new subscriptions; unarchive it first.`,
     );
-  if (plan.status !== 'active')
+  if (plan.status !== 'active' && !imported)
     throw new ProblemError(
       'CONFLICT',
       `Plan ${plan.id} is inactive: it takes no new subscriptions; activate it first.`,
@@ -228,6 +229,7 @@ export async function addSubscriptionCreation(
       new ProblemError('CONFLICT', `Project ${projectId} was archived or deleted meanwhile: no new subscriptions.`),
     planInactive: () =>
       new ProblemError('CONFLICT', `Plan ${plan.id} was deactivated or deleted meanwhile: no new subscriptions.`),
+    closedPlan: creation.imported === true,
   });
   if (due) scheduleDeadline(tx, deadlineOf(teamId, subscription, due));
   const trialEmail = subscription.trial_ends_at === null ? null : await trialEmailOf(runtime, teamId, creation);

@@ -8,7 +8,7 @@ import type { Payment } from '../../domain/payments/schema.js';
 import { keys, secondaryIndex, sortKeyPrefix } from '../keys.js';
 import { decodeCursor, encodeCursor, type Page } from '../pages.js';
 import type { Item } from '../requests.js';
-import type { Store } from '../store.js';
+import { itemWithKey, type Store } from '../store.js';
 import { projectExists } from '../subscriptions/reads.js';
 
 /**
@@ -171,4 +171,43 @@ export async function readProviderSubscriptionLink(
   providerSubscriptionId: string,
 ): Promise<Item | undefined> {
   return store.get(keys.providerSubscription(teamId, projectId, provider, providerSubscriptionId));
+}
+
+/**
+ * What one import page reads at once (DESIGN D34): the links of `customerIds` and `subscriptionIds` to ours (a
+ * BatchGet of each, ≤ 100 ids), then the stored items of the subscribers linked to those customers (one BatchGet).
+ * Maps: provider customer id → subscriber id, provider subscription id → subscription id, subscriber id → its item.
+ */
+export async function readProviderLinks(
+  store: Store,
+  teamId: string,
+  projectId: string,
+  provider: PaymentProvider,
+  ids: { customerIds: readonly string[]; subscriptionIds: readonly string[] },
+): Promise<{ customers: Map<string, string>; subscriptions: Map<string, string>; subscribers: Map<string, Item> }> {
+  const customerKeys = ids.customerIds.map(
+    (id) => [id, keys.providerCustomer(teamId, projectId, provider, id)] as const,
+  );
+  const subscriptionKeys = ids.subscriptionIds.map(
+    (id) => [id, keys.providerSubscription(teamId, projectId, provider, id)] as const,
+  );
+  // BatchGetItem takes ≤ 100 keys: one call per kind, at the same time.
+  const [customerLinks, subscriptionLinks] = await Promise.all(
+    [customerKeys, subscriptionKeys].map((pairs) => store.batchGet(pairs.map(([, key]) => key))),
+  );
+  const customers = new Map<string, string>();
+  for (const [id, key] of customerKeys) {
+    const item = itemWithKey(customerLinks, key);
+    if (item) customers.set(id, parseStoredProviderCustomer(item).subscriber_id);
+  }
+  const subscriptions = new Map<string, string>();
+  for (const [id, key] of subscriptionKeys) {
+    const item = itemWithKey(subscriptionLinks, key);
+    if (item) subscriptions.set(id, String(item.subscription_id));
+  }
+  const subscriberItems = await store.batchGet(
+    [...new Set(customers.values())].map((subscriberId) => keys.subscriber(teamId, projectId, subscriberId)),
+  );
+  const subscribers = new Map(subscriberItems.map((item) => [String(item.id), item]));
+  return { customers, subscriptions, subscribers };
 }

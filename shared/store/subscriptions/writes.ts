@@ -117,12 +117,12 @@ export function writeSubscriptionIndex(tx: Transaction, teamId: string, subscrip
 }
 
 /** Adds `live_subscription_count` + 1 on an item that must exist and be `active` (a project or a plan). */
-function countOneMore(tx: Transaction, key: Item, onConditionFailed: OnConditionFailed): void {
+function countOneMore(tx: Transaction, key: Item, onConditionFailed: OnConditionFailed, anyStatus = false): void {
   tx.update(key, {
     expression: 'ADD live_subscription_count :one',
-    condition: `${ITEM_EXISTS} AND #status = :active`,
-    names: { '#status': 'status' },
-    values: { ':one': 1, ':active': 'active' },
+    condition: anyStatus ? ITEM_EXISTS : `${ITEM_EXISTS} AND #status = :active`,
+    ...(anyStatus ? {} : { names: { '#status': 'status' } }),
+    values: anyStatus ? { ':one': 1 } : { ':one': 1, ':active': 'active' },
     onConditionFailed,
   });
 }
@@ -138,17 +138,18 @@ function countOneLess(tx: Transaction, key: Item): void {
 
 /**
  * Adds a new live subscription to the counts of its project and plan, each conditional on being active
- * (`projectInactive` / `planInactive` answer a failed condition).
+ * (`projectInactive` / `planInactive` answer a failed condition); with `closedPlan` the plan only has to exist (an
+ * imported member keeps an inactive plan).
  */
 export function countSubscriptionStarted(
   tx: Transaction,
   teamId: string,
   projectId: string,
   planId: string,
-  failed: { projectInactive: OnConditionFailed; planInactive: OnConditionFailed },
+  failed: { projectInactive: OnConditionFailed; planInactive: OnConditionFailed; closedPlan?: boolean },
 ): void {
   countOneMore(tx, keys.project(teamId, projectId), failed.projectInactive);
-  countOneMore(tx, keys.plan(teamId, planId), failed.planInactive);
+  countOneMore(tx, keys.plan(teamId, planId), failed.planInactive, failed.closedPlan);
 }
 
 /** Takes an ended subscription out of the live counts of its project and plan (both must exist). */
