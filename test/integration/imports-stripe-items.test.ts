@@ -5,38 +5,13 @@
  * plan items is skipped (`multiple_plans`).
  */
 import { describe, expect, it } from 'vitest';
-import { processImportPage } from '../../shared/domain/imports/worker.js';
-import { keys } from '../../shared/store/keys.js';
-import {
-  ok,
-  projectId,
-  runtime,
-  seeded,
-  stripeApi,
-  team,
-  useStripeAccountFixture,
-} from '../support/fixtures/stripe-account.js';
+import { ok, projectId, seeded, stripeApi, useStripeAccountFixture, runImport, linkedSubscription } from '../support/fixtures/stripe-account.js';
 
 const CUSTOMERS = 16;
 /** Imported of the 16 seeded subscriptions: 6 of every 8 states (canceled and incomplete are skipped). */
 const SEEDED_IMPORTED = 12;
 
 useStripeAccountFixture({ customers: CUSTOMERS });
-
-/** Starts an import and runs its page messages one at a time until none is left; answers the finished job. */
-async function runImport(body: Record<string, unknown> = {}) {
-  const job = (await ok('POST', `/v1/projects/${projectId}/imports`, { source: 'stripe', ...body }, 202)) as {
-    id: string;
-  };
-  while (runtime.importPages.length) await processImportPage(runtime, runtime.importPages.shift()!);
-  return ok('GET', `/v1/projects/${projectId}/imports/${job.id}`);
-}
-
-/** Our subscription linked to Stripe subscription `stripeId`, or undefined. */
-async function ours(stripeId: string) {
-  const link = await runtime.store.get(keys.providerSubscription(team.team.id, projectId, 'stripe', stripeId));
-  return link ? ok('GET', `/v1/subscriptions/${String(link.subscription_id)}`) : undefined;
-}
 
 /** Adds a price at the fake like the seeded monthly one (`fields` override), and answers it. */
 function addPrice(id: string, fields: Record<string, unknown> = {}) {
@@ -87,7 +62,7 @@ describe('importing inactive Stripe prices', () => {
     const retired = plans.find((plan) => plan.provider_price_id === 'price_retired');
     expect(retired).toMatchObject({ status: 'inactive', sync_status: 'synced', amount: 700 });
     expect(plans.filter((plan) => plan.status === 'active')).toHaveLength(3);
-    expect(await ours('sub_retired')).toMatchObject({ status: 'active', plan_id: retired!.id });
+    expect(await linkedSubscription('sub_retired')).toMatchObject({ status: 'active', plan_id: retired!.id });
 
     const second = await runImport();
     expect(second.counts.plans).toEqual({ ...zero, unchanged: 4, skipped: 2 });
@@ -128,8 +103,8 @@ describe('importing Stripe subscriptions of several items', () => {
     expect(real.counts.subscriptions).toEqual(dry.counts.subscriptions);
     const plans = (await ok('GET', `/v1/projects/${projectId}/plans`)).data as Record<string, unknown>[];
     const monthlyPlan = plans.find((plan) => plan.provider_price_id === monthly.id)!;
-    expect(await ours('sub_addon')).toMatchObject({ status: 'active', plan_id: monthlyPlan.id });
-    expect(await ours('sub_two_plans')).toBeUndefined();
+    expect(await linkedSubscription('sub_addon')).toMatchObject({ status: 'active', plan_id: monthlyPlan.id });
+    expect(await linkedSubscription('sub_two_plans')).toBeUndefined();
     expect((await runImport()).counts.subscriptions).toMatchObject({ created: 0, unchanged: SEEDED_IMPORTED + 1 });
   });
 });

@@ -9,40 +9,14 @@ import { describe, expect, it } from 'vitest';
 import { restartStalledImports } from '../../shared/domain/imports/restart.js';
 import { ImportPageRetry, processImportPage } from '../../shared/domain/imports/worker.js';
 import { SWEEP_GRACE_MS } from '../../shared/domain/webhook-deliveries/policy.js';
-import { keys } from '../../shared/store/keys.js';
 import { parseStoredSubscriber } from '../../shared/domain/subscribers/record.js';
 import { loadSubscriber } from '../../shared/domain/subscribers/repository.js';
 import { TeamEventCursor } from '../support/events.js';
-import {
-  call,
-  clock,
-  ok,
-  projectId,
-  runtime,
-  seeded,
-  stripeApi,
-  team,
-  useStripeAccountFixture,
-} from '../support/fixtures/stripe-account.js';
+import { call, clock, ok, projectId, runtime, seeded, stripeApi, team, useStripeAccountFixture, runImport, linkedSubscription } from '../support/fixtures/stripe-account.js';
 
 const CUSTOMERS = 300;
 
 useStripeAccountFixture({ customers: CUSTOMERS });
-
-/** Starts an import and runs its page messages one at a time until none is left; answers the finished job. */
-async function runImport(body: Record<string, unknown>) {
-  const job = (await ok('POST', `/v1/projects/${projectId}/imports`, { source: 'stripe', ...body }, 202)) as {
-    id: string;
-  };
-  while (runtime.importPages.length) await processImportPage(runtime, runtime.importPages.shift()!);
-  return ok('GET', `/v1/projects/${projectId}/imports/${job.id}`);
-}
-
-/** Our subscription linked to Stripe subscription `stripeId`, or undefined. */
-async function ours(stripeId: string) {
-  const link = await runtime.store.get(keys.providerSubscription(team.team.id, projectId, 'stripe', stripeId));
-  return link ? ok('GET', `/v1/subscriptions/${String(link.subscription_id)}`) : undefined;
-}
 
 /** Our status of each seeded Stripe state (`SEEDED_STATES` order); null: skipped. */
 const EXPECTED = ['active', 'trialing', 'past_due', 'pending_cancellation', 'paused', null, 'unpaid', null];
@@ -82,7 +56,7 @@ describe('POST /v1/projects/{id}/imports (source stripe)', () => {
     expect(plans.every((plan: { sync_status: string }) => plan.sync_status === 'synced')).toBe(true);
     for (const [index, stripeId] of seeded.subscriptions.entries()) {
       const stripe = stripeApi.subscriptions.get(stripeId)!;
-      const subscription = await ours(stripeId);
+      const subscription = await linkedSubscription(stripeId);
       const expected = EXPECTED[index % 8];
       if (expected === null) {
         expect(subscription).toBeUndefined();
@@ -123,9 +97,9 @@ describe('POST /v1/projects/{id}/imports (source stripe)', () => {
     const third = await runImport({});
     expect(third.counts.subscriptions).toMatchObject({ created: 0, updated: 1, unchanged: importedCount - 1 });
     expect(third.counts.subscribers).toEqual({ ...zero, updated: 1, unchanged: CUSTOMERS - 1 });
-    expect(await ours(seeded.subscriptions[0])).toMatchObject({ status: 'pending_cancellation' });
+    expect(await linkedSubscription(seeded.subscriptions[0])).toMatchObject({ status: 'pending_cancellation' });
     // The customer's new e-mail and name followed Stripe's (the e-mail is stored; consent false hides it from reads).
-    const moved = (await ours(seeded.subscriptions[1])) as { subscriber_id: string };
+    const moved = (await linkedSubscription(seeded.subscriptions[1])) as { subscriber_id: string };
     expect(await ok('GET', `/v1/subscribers/${moved.subscriber_id}`)).toMatchObject({ display_name: 'Moved Fan' });
     const stored = parseStoredSubscriber(await loadSubscriber(runtime.store, team.principal, moved.subscriber_id));
     expect(stored.email).toBe('moved@example.com');
