@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { TASKS_EXTENSION_ID_V2 as TASKS_EXTENSION } from '@modelcontextprotocol/ext-tasks/core/v2';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { codeSource } from '../../shared/domain/access-codes/codes.js';
+import { changeTier } from '../../shared/domain/billing/changes.js';
 import { GeneratedAccessCodes } from '../../shared/domain/access-codes/schema.js';
 import { listActivity } from '../../shared/domain/activity/repository.js';
 import { processDeliveryMessage } from '../../shared/domain/webhook-deliveries/dispatcher.js';
@@ -18,6 +19,7 @@ import { keys } from '../../shared/store/keys.js';
 import type { TransactionItem } from '../../shared/store/requests.js';
 import { rest } from '../support/calls.js';
 import { ctx, events, listAll, partitionItems, useAccessCodesFixture } from '../support/fixtures/access-codes.js';
+import { lockTeam } from '../support/billing.js';
 import { seedTeam } from '../support/store.js';
 
 useAccessCodesFixture();
@@ -249,6 +251,17 @@ describe('access-code batches above 100 as tasks', () => {
   it('checks the request before making a task: an unknown plan is the tool error, and no job is queued', async () => {
     const refused = await generateCall(150, { plan: randomUUID() });
     expect(refused.result).toMatchObject({ isError: true, structuredContent: { code: 'NOT_FOUND' } });
+    expect(ctx.runtime.accessCodeBatches).toEqual([]);
+  });
+
+  it('runs the dry run and the billing lockdown before any task: a summary, then BILLING_LOCKED, and no job', async () => {
+    const args = { project_id: ctx.project.id, plan_id: ctx.planId, count: 150, dry_run: true };
+    const dry = await rpc('tools/call', { name: 'generate_access_codes', arguments: args });
+    expect(dry.result).toMatchObject({ structuredContent: { dry_run: true, changes: { count: 150 } } });
+    await changeTier(ctx.runtime, ctx.teamId, 'free'); // the fixture's team is on business: no invoice to fail
+    await lockTeam(ctx.runtime, ctx.teamId);
+    const locked = await generateCall(150);
+    expect(locked.result).toMatchObject({ isError: true, structuredContent: { code: 'BILLING_LOCKED' } });
     expect(ctx.runtime.accessCodeBatches).toEqual([]);
   });
 
