@@ -10,6 +10,7 @@ import { TASKS_EXTENSION_ID_V2 as TASKS_EXTENSION } from '@modelcontextprotocol/
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { codeSource } from '../../shared/domain/access-codes/codes.js';
 import { changeTier } from '../../shared/domain/billing/changes.js';
+import { setPlanStatus } from '../../shared/domain/plans/changes.js';
 import { GeneratedAccessCodes } from '../../shared/domain/access-codes/schema.js';
 import { listActivity } from '../../shared/domain/activity/repository.js';
 import { processDeliveryMessage } from '../../shared/domain/webhook-deliveries/dispatcher.js';
@@ -235,6 +236,20 @@ describe('access-code batches above 100 as tasks', () => {
     expect(await runJobs()).toEqual(['skipped']);
     expect((await rpc('tasks/get', { taskId })).result.status).toBe('cancelled');
     expect(await partitionItems('ACCESS_CODE')).toEqual([]);
+  });
+
+  it('fails when the plan was deactivated before the worker ran: the problem is the task error, nothing is active', async () => {
+    const taskId = await startTask(110);
+    await setPlanStatus(ctx.runtime, ctx.principal, ctx.planId, 'inactive');
+    expect(await runJobs()).toEqual(['access_code_batch_failed']);
+    const failed = await rpc('tasks/get', { taskId });
+    expect(failed.result).toMatchObject({
+      status: 'failed',
+      statusMessage: expect.stringContaining('active plan'),
+      error: { code: -32603, data: { code: 'CONFLICT' } },
+    });
+    expect(await listAll()).toEqual([]);
+    expect((await rpc('tasks/cancel', { taskId })).error).toMatchObject({ code: -32602 });
   });
 
   it("another team's token finds no such task and cannot cancel it; an unknown id is no task either", async () => {
