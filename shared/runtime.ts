@@ -97,6 +97,17 @@ export interface AccessAuditPageMessage {
 }
 
 /**
+ * A queue message that runs an access-code batch job (an MCP task, DESIGN D5, D18): the job item is the source of truth,
+ * so a duplicate or stale message does nothing.
+ */
+export interface AccessCodeBatchMessage {
+  kind: 'access_code_batch';
+  team_id: string;
+  /** The batch job's id. */
+  job_id: string;
+}
+
+/**
  * A queue message that sends one message to a subscriber (DESIGN D32): attempt N of message `message_id`. The message
  * item is the source of truth, so a duplicate or stale queue message does nothing.
  */
@@ -113,7 +124,8 @@ export interface MessageSendMessage {
 
 /**
  * Any message of the delivery queue: a delivery's attempt or dead-letter timer, a replay job's next batch, a message to
- * a subscriber, a broadcast job's next batch, an import job's next page, or an access audit's next page.
+ * a subscriber, a broadcast job's next batch, an import job's next page, an access audit's next page, or an access-code
+ * batch job.
  */
 export type PipelineMessage =
   | DeliveryMessage
@@ -121,7 +133,8 @@ export type PipelineMessage =
   | MessageSendMessage
   | BroadcastBatchMessage
   | ImportPageMessage
-  | AccessAuditPageMessage;
+  | AccessAuditPageMessage
+  | AccessCodeBatchMessage;
 
 /**
  * The `DeliveryQueue` port (SQS on AWS, in-process locally). Messages are grouped by `team_id` (the SQS

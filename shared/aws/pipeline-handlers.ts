@@ -44,6 +44,7 @@ const DeliveryMessageSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('broadcast_batch'), team_id: z.uuid(), project_id: z.uuid(), broadcast_id: z.uuid() }),
   z.object({ kind: z.literal('import_page'), team_id: z.uuid(), project_id: z.uuid(), import_id: z.uuid() }),
   z.object({ kind: z.literal('access_audit_page'), team_id: z.uuid(), project_id: z.uuid(), audit_id: z.uuid() }),
+  z.object({ kind: z.literal('access_code_batch'), team_id: z.uuid(), job_id: z.uuid() }),
   z.object({
     kind: z.literal('message_send'),
     team_id: z.uuid(),

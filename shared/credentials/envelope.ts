@@ -122,6 +122,43 @@ export async function sealSecret(
 }
 
 /**
+ * A new data key of `kek` for `context`, wrapped only (its plaintext is zeroed): code allowed to open but not to make
+ * data keys (the queue workers) seals with it later through {@link sealSecretWithKey}.
+ */
+export async function newWrappedDataKey(kek: KeyEncryptionKey, context: EncryptionContext): Promise<string> {
+  const dataKey = await kek.generateDataKey(context);
+  dataKey.plaintext.fill(0);
+  return dataKey.wrapped;
+}
+
+/**
+ * Seals `plaintext` (UTF-8 text) like {@link sealSecret}, under the data key `wrapped` (from {@link newWrappedDataKey}
+ * with the same `context`), unwrapped by `kek`; {@link openSecret} opens it. Throws CredentialDecryptionError when
+ * `wrapped` does not open under `context`.
+ */
+export async function sealSecretWithKey(
+  kek: KeyEncryptionKey,
+  wrapped: string,
+  plaintext: string,
+  context: EncryptionContext,
+): Promise<SealedSecret> {
+  const key = await kek.unwrapDataKey(wrapped, context);
+  try {
+    const sealed = gcmEncrypt(key, Buffer.from(plaintext, 'utf8'), contextBytes(context));
+    return {
+      v: 1,
+      kek: kek.kind,
+      wrapped_key: wrapped,
+      iv: sealed.iv.toString('base64'),
+      ciphertext: sealed.ciphertext.toString('base64'),
+      tag: sealed.tag.toString('base64'),
+    };
+  } finally {
+    key.fill(0);
+  }
+}
+
+/**
  * Opens a sealed secret with `kek` under `context` (the same context it was sealed with). Throws
  * {@link CredentialDecryptionError} when it was sealed by another kind of key-encryption key, with another
  * context, or any byte of it changed.

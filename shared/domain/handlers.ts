@@ -32,6 +32,7 @@ import { portalSessionsInternalHandlers } from './portal-sessions/internal-handl
 import { membersInternalHandlers } from './members/internal-handlers.js';
 import { tokensInternalHandlers } from './tokens/internal-handlers.js';
 import { subscriptionsInternalHandlers } from './subscriptions/internal-handlers.js';
+import { accessCodesInternalHandlers } from './access-codes/internal-handlers.js';
 
 /**
  * Every operation's handler by operation id (runtime code: the local server, the `$default` route and
@@ -76,6 +77,7 @@ const INTERNAL_HANDLERS = {
   ...tokensInternalHandlers,
   ...messagesInternalHandlers,
   ...subscriptionsInternalHandlers,
+  ...accessCodesInternalHandlers,
 } satisfies Record<InternalOperationId, unknown>;
 
 const ALL_HANDLERS: Record<OperationId | InternalOperationId, unknown> = { ...HANDLERS, ...INTERNAL_HANDLERS };

@@ -94,7 +94,8 @@ function laneOf(message: PipelineMessage): string {
     message.kind === 'message_send' ||
     message.kind === 'broadcast_batch' ||
     message.kind === 'import_page' ||
-    message.kind === 'access_audit_page'
+    message.kind === 'access_audit_page' ||
+    message.kind === 'access_code_batch'
     ? ''
     : (message.endpoint_id ?? '');
 }
@@ -105,7 +106,8 @@ function presenceKey(message: PipelineMessage): string | null {
     message.kind === 'replay_batch' ||
     message.kind === 'broadcast_batch' ||
     message.kind === 'import_page' ||
-    message.kind === 'access_audit_page'
+    message.kind === 'access_audit_page' ||
+    message.kind === 'access_code_batch'
   )
     return null;
   if (message.kind === 'message_send') return `${message.kind} ${message.message_id} ${message.attempt}`;

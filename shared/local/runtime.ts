@@ -133,7 +133,8 @@ export function createLocalRuntime(options: LocalRuntimeOptions): LocalRuntime {
           else if (
             message.kind !== 'broadcast_batch' &&
             message.kind !== 'import_page' &&
-            message.kind !== 'access_audit_page'
+            message.kind !== 'access_audit_page' &&
+            message.kind !== 'access_code_batch'
           )
             options.onDelivery?.({ delivery_id: message.delivery_id, attempt: message.attempt, outcome });
         })

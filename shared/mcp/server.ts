@@ -16,7 +16,7 @@ import { confirmationGate, takesConfirmation } from './confirmation.js';
 import { SERVER_ICON } from './icons.js';
 import { toolListingOf } from './request-checks.js';
 import { withToolScopeChallenge } from './scope-challenge.js';
-import { declaresTasks, serveTasks, taskHandleOf } from './tasks.js';
+import { declaresTasks, serveTasks, taskHandleOf, taskStartOf } from './tasks.js';
 import { callTool, canCall, FULL_LISTING, listToolsResult, type ToolListing } from './tools.js';
 
 /** JSON-RPC error code for an unknown resource URI (MCP "Resources → Error handling"). */
@@ -83,10 +83,13 @@ export function buildMcpServer(
         ? confirmationGate(tool, args, principal.tokenId, requestId, context.mcpReq)
         : { args };
     if ('answer' in gate) return gate.answer as never;
-    const result = await callTool(runtime, principal, name, gate.args, requestId, listing);
+    // A client that declared the Tasks extension on this request gets long work as a task: a job still running answers
+    // as its task, and a tool that runs inline otherwise (a large access-code batch) starts its job instead.
+    const tasks = modern && declaresTasks(context.mcpReq.envelope);
+    const asTask = tasks ? taskStartOf(name, gate.args) : null;
+    const result = await callTool(runtime, principal, name, gate.args, requestId, listing, asTask);
     if (!result) throw protocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
-    // A job still running answers as a task to a client that declared the Tasks extension on this request.
-    const handle = modern && declaresTasks(context.mcpReq.envelope) ? taskHandleOf(name, result) : null;
+    const handle = tasks ? taskHandleOf(name, result) : null;
     return (handle ?? result) as never;
   });
   server.setRequestHandler('resources/list', async () => ({

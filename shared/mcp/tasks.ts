@@ -20,8 +20,10 @@ import type { Principal } from '../auth/principal.js';
 import { toolDefinition, type ToolDefinition } from '../catalogues/tools.js';
 import { handlerOf } from '../domain/handlers.js';
 import { getReplayJob } from '../domain/webhook-replays/repository.js';
+import { BATCH_JOB_TTL_SECONDS, INLINE_BATCH_MAX, type AccessCodeBatchJob } from '../domain/access-codes/batch-job.js';
+import { readBatchJob, type BatchJobRead } from '../domain/access-codes/batch-jobs.js';
 import { invokeOperation } from '../operations/invoke.js';
-import { operationById } from '../operations/registry.js';
+import { pipelineOperationById, type InternalOperationId, type OperationId } from '../operations/registry.js';
 import type { WebhookReplay } from '../domain/webhook-replays/schema.js';
 import { ProblemError } from '../errors.js';
 import type { Runtime } from '../runtime.js';
@@ -35,27 +37,67 @@ interface TaskKind<Job> {
   /** The task id prefix of this kind's jobs. */
   prefix: string;
   tool: ToolDefinition;
+  /**
+   * For a tool that runs inline unless the client declares the extension: the operation that starts the job instead,
+   * for the arguments it applies to (run with the tool's arguments, idempotency key and activity name).
+   */
+  start?: { operationId: InternalOperationId; applies(args: Record<string, unknown>): boolean };
   /** The tool result's job when it is still running (a task), else null (the result is final). */
-  runningJob: (result: Record<string, unknown>) => Job | null;
-  jobId: (job: Job) => string;
-  /** The job of the principal's team; throws NOT_FOUND when absent or another team's. */
-  load: (runtime: Runtime, principal: Principal, id: string) => Promise<Job>;
+  runningJob(result: Record<string, unknown>): Job | null;
+  jobId(job: Job): string;
+  /**
+   * The job of the principal's team; throws NOT_FOUND when absent or another team's. `take`: the read of `tasks/get`,
+   * which may take a result that is shown once.
+   */
+  load(runtime: Runtime, principal: Principal, id: string, take: boolean): Promise<Job>;
   /**
    * Stops the job (no further step starts) through its cancel operation, run by the pipeline on surface `mcp`, and
    * returns it; throws the operation's ProblemError (NOT_FOUND like {@link load}, CONFLICT once the job completed).
    */
-  cancel: (runtime: Runtime, principal: Principal, id: string, requestId: string) => Promise<Job>;
+  cancel(runtime: Runtime, principal: Principal, id: string, requestId: string): Promise<Job>;
   /** The job's task state; a completed job carries its final result. */
-  detailed: (job: Job, taskId: string) => DetailedTaskV2;
+  detailed(job: Job, taskId: string): DetailedTaskV2;
+}
+
+/**
+ * Runs a job's cancel operation `operationId` for `tasks/cancel` through the pipeline (surface `mcp`, activity
+ * `tasks/cancel`) and returns its result; throws the operation's ProblemError.
+ */
+async function cancelThroughPipeline(
+  operationId: OperationId | InternalOperationId,
+  runtime: Runtime,
+  principal: Principal,
+  id: string,
+  requestId: string,
+): Promise<unknown> {
+  const outcome = await invokeOperation({
+    runtime,
+    principal,
+    operation: pipelineOperationById(operationId),
+    handler: handlerOf(operationId),
+    surface: 'mcp',
+    requestId,
+    activityName: 'tasks/cancel',
+    successStatus: 200,
+    decode: () => ({
+      input: { id },
+      idempotencyKey: null,
+      fingerprint: [principal.tokenId, 'mcp', 'tasks/cancel', id],
+      cursorField: 'params.taskId',
+    }),
+  });
+  if (!outcome.ok) throw new ProblemError(outcome.problem.code, outcome.problem.detail);
+  return outcome.result;
+}
+
+/** A tool result as a completed task's `result`. */
+function toCompletedResult(result: ToolCallResult): CompletedTaskV2['result'] {
+  return result as CompletedTaskV2['result'];
 }
 
 /** The text-and-structured tool result of a job, as the tool itself answers (the job is plain JSON). */
 function jobResult(job: object): CompletedTaskV2['result'] {
-  const result: ToolCallResult = {
-    content: [{ type: 'text', text: JSON.stringify(job) }],
-    structuredContent: { ...job },
-  };
-  return result as CompletedTaskV2['result'];
+  return toCompletedResult({ content: [{ type: 'text', text: JSON.stringify(job) }], structuredContent: { ...job } });
 }
 
 /** `replay_dead_webhook_deliveries`: a running replay job (D25) is a task; its counts are the progress. */
@@ -65,26 +107,8 @@ const webhookReplayTasks: TaskKind<WebhookReplay> = {
   runningJob: (result) => (result.status === 'running' ? (result as unknown as WebhookReplay) : null),
   jobId: (job) => job.id,
   load: (runtime, principal, id) => getReplayJob(runtime, principal, id),
-  cancel: async (runtime, principal, id, requestId) => {
-    const outcome = await invokeOperation({
-      runtime,
-      principal,
-      operation: operationById('cancelWebhookReplay'),
-      handler: handlerOf('cancelWebhookReplay'),
-      surface: 'mcp',
-      requestId,
-      activityName: 'tasks/cancel',
-      successStatus: 200,
-      decode: () => ({
-        input: { id },
-        idempotencyKey: null,
-        fingerprint: [principal.tokenId, 'mcp', 'tasks/cancel', id],
-        cursorField: 'params.taskId',
-      }),
-    });
-    if (!outcome.ok) throw new ProblemError(outcome.problem.code, outcome.problem.detail);
-    return outcome.result as WebhookReplay;
-  },
+  cancel: async (runtime, principal, id, requestId) =>
+    (await cancelThroughPipeline('cancelWebhookReplay', runtime, principal, id, requestId)) as WebhookReplay,
   detailed: (job, taskId) => {
     const progress = `${job.replayed} of ${job.matched} deliveries re-queued`;
     const task = {
@@ -100,10 +124,86 @@ const webhookReplayTasks: TaskKind<WebhookReplay> = {
   },
 };
 
-const TASK_KINDS: readonly TaskKind<WebhookReplay>[] = [webhookReplayTasks];
+/**
+ * `generate_access_codes` of more than {@link INLINE_BATCH_MAX} codes: a batch job (D18) is a task; its codes are in
+ * the completed task's result of the first `tasks/get` that reads it, and never again.
+ */
+const accessCodeBatchTasks: TaskKind<BatchJobRead> = {
+  prefix: 'access_code_batch',
+  tool: toolDefinition('generate_access_codes')!,
+  start: {
+    operationId: 'startAccessCodeBatchJob',
+    applies: (args) => typeof args.count === 'number' && args.count > INLINE_BATCH_MAX,
+  },
+  runningJob: (result) =>
+    result.status === 'running' && 'requested' in result
+      ? { job: result as unknown as AccessCodeBatchJob, result: null }
+      : null,
+  jobId: (read) => read.job.id,
+  load: (runtime, principal, id, take) => readBatchJob(runtime, principal, id, take),
+  cancel: async (runtime, principal, id, requestId) => ({
+    job: (await cancelThroughPipeline(
+      'cancelAccessCodeBatchJob',
+      runtime,
+      principal,
+      id,
+      requestId,
+    )) as AccessCodeBatchJob,
+    result: null,
+  }),
+  detailed: ({ job, result }, taskId) => {
+    const progress = `${job.written} of ${job.requested} codes written`;
+    const task = {
+      taskId,
+      createdAt: job.created_at,
+      lastUpdatedAt: job.updated_at,
+      ttlMs: BATCH_JOB_TTL_SECONDS * 1000,
+      pollIntervalMs: POLL_INTERVAL_MS,
+    };
+    if (job.status === 'running') return { ...task, status: 'working', statusMessage: `${progress}.` };
+    if (job.status === 'cancelled')
+      return { ...task, status: 'cancelled', statusMessage: `Cancelled: ${progress}; they were deleted.` };
+    if (job.status === 'failed')
+      return {
+        ...task,
+        status: 'failed',
+        statusMessage: `Failed: ${job.problem?.detail ?? 'the batch could not be written'}`,
+        error: { code: ProtocolErrorCode.InternalError, message: job.problem?.detail ?? 'Failed.', data: job.problem },
+      };
+    const shown = result?.shown ?? false;
+    const note = 'The codes were shown once, to an earlier tasks/get, and are no longer stored.';
+    const generated = result?.generated ?? { batch: null, codes: [] };
+    const completed = shown
+      ? jobResult(generated)
+      : toCompletedResult({
+          content: [
+            { type: 'text', text: JSON.stringify(generated) },
+            { type: 'text', text: note },
+          ],
+          structuredContent: { ...generated },
+        });
+    return {
+      ...task,
+      status: 'completed',
+      statusMessage: shown ? `${progress}.` : `${progress}. ${note}`,
+      result: completed,
+    };
+  },
+};
+
+const TASK_KINDS: readonly TaskKind<unknown>[] = [webhookReplayTasks, accessCodeBatchTasks];
 
 /** `<prefix>_<job uuid>`. */
 const TASK_ID = /^([a-z_]+)_([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
+
+/**
+ * The operation that starts tool `name`'s job as a task for these arguments (a client that declared the extension),
+ * or null: the tool runs as usual.
+ */
+export function taskStartOf(name: string, args: Record<string, unknown> | undefined): InternalOperationId | null {
+  const start = TASK_KINDS.find((candidate) => candidate.tool.name === name)?.start;
+  return start && args && start.applies(args) ? start.operationId : null;
+}
 
 /** True when a 2026-07-28 request's `_meta` envelope (the SDK's `ctx.mcpReq.envelope`) declares the Tasks extension. */
 export function declaresTasks(envelope: object | undefined): boolean {
@@ -147,7 +247,12 @@ export function serveTasks(
   requestId: string,
 ): void {
   server.registerCapabilities({ extensions: { [TASKS_EXTENSION_ID_V2]: {} } });
-  const task = async (params: { taskId: string }, envelope: object | undefined, write: boolean) => {
+  const task = async (
+    params: { taskId: string },
+    envelope: object | undefined,
+    method: 'get' | 'update' | 'cancel',
+  ) => {
+    const write = method === 'cancel';
     if (!declaresTasks(envelope))
       throw new MissingRequiredClientCapabilityError({
         requiredCapabilities: { extensions: { [TASKS_EXTENSION_ID_V2]: {} } },
@@ -162,7 +267,7 @@ export function serveTasks(
     try {
       const job = await (write
         ? kind.cancel(runtime, principal, match[2], requestId)
-        : kind.load(runtime, principal, match[2]));
+        : kind.load(runtime, principal, match[2], method === 'get'));
       return kind.detailed(job, params.taskId);
     } catch (error) {
       if (!(error instanceof ProblemError)) throw error;
@@ -174,19 +279,19 @@ export function serveTasks(
   server.setRequestHandler(
     'tasks/get',
     { params: GetTaskRequestV2Schema.shape.params },
-    async (params, context) => (await task(params, context.mcpReq.envelope, false)) as Record<string, unknown>,
+    async (params, context) => (await task(params, context.mcpReq.envelope, 'get')) as Record<string, unknown>,
   );
   // No task of this server asks the client for input: answers to unknown input requests are ignored (SEP-2663). The
   // SDK moves `inputResponses` out of `params` (to `ctx.mcpReq.inputResponses`): only the task id is left to check.
   server.setRequestHandler('tasks/update', { params: GetTaskRequestV2Schema.shape.params }, async (params, context) => {
-    await task(params, context.mcpReq.envelope, false);
+    await task(params, context.mcpReq.envelope, 'update');
     return {};
   });
   server.setRequestHandler(
     'tasks/cancel',
     { params: CancelTaskRequestV2Schema.shape.params },
     async (params, context) => {
-      await task(params, context.mcpReq.envelope, true);
+      await task(params, context.mcpReq.envelope, 'cancel');
       return {};
     },
   );

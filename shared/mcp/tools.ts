@@ -7,7 +7,12 @@ import { handlerOf } from '../domain/handlers.js';
 import { ProblemError, fieldErrors, type ProblemDocument } from '../errors.js';
 import { parseIdempotencyKey } from '../limits/idempotency.js';
 import { invokeOperation, recordRefusedCall } from '../operations/invoke.js';
-import { operationById, type OperationId } from '../operations/registry.js';
+import {
+  operationById,
+  pipelineOperationById,
+  type InternalOperationId,
+  type OperationId,
+} from '../operations/registry.js';
 import type { Runtime } from '../runtime.js';
 import { ChangeSummary, confirmationProperties, takesConfirmation } from './confirmation.js';
 import { toolIcon } from './icons.js';
@@ -190,7 +195,9 @@ function loggableToolName(name: string): string {
 /**
  * Runs one `tools/call` through {@link invokeOperation} (interface "Tool-server authorization" 2–3, DESIGN D1, D3, D5):
  * read-only mode first, field errors under `arguments.`, failures as `isError` results carrying the problem; every
- * call, unknown tools included, is logged. Returns null for an unknown tool name. Never throws.
+ * call, unknown tools included, is logged. `asTask`: the internal operation that starts the tool's job as an MCP task
+ * instead (same arguments; its idempotency fingerprint differs from the inline call's). Returns null for an unknown tool
+ * name. Never throws.
  */
 export async function callTool(
   runtime: Runtime,
@@ -199,6 +206,7 @@ export async function callTool(
   rawArgs: unknown,
   requestId: string,
   listing: ToolListing = FULL_LISTING,
+  asTask: InternalOperationId | null = null,
 ): Promise<ToolCallResult | null> {
   const started = performance.now();
   const entry = toolDefinition(name);
@@ -218,8 +226,8 @@ export async function callTool(
   const outcome = await invokeOperation({
     runtime,
     principal,
-    operation: operationById(entry.operationId),
-    handler: handlerOf(entry.operationId as OperationId),
+    operation: asTask ? pipelineOperationById(asTask) : operationById(entry.operationId),
+    handler: handlerOf(asTask ?? (entry.operationId as OperationId)),
     surface: 'mcp',
     requestId,
     startedAt: started,
@@ -244,7 +252,7 @@ export async function callTool(
       return {
         input: args,
         idempotencyKey: parseIdempotencyKey(rawKey as string | undefined, 'arguments.idempotency_key'),
-        fingerprint: [principal.tokenId, 'mcp', name, JSON.stringify(args)],
+        fingerprint: [principal.tokenId, 'mcp', name, JSON.stringify(args), ...(asTask ? ['task'] : [])],
         cursorField: 'arguments.cursor',
       };
     },

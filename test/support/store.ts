@@ -18,6 +18,7 @@ import type {
   BroadcastBatchMessage,
   ImportPageMessage,
   AccessAuditPageMessage,
+  AccessCodeBatchMessage,
   DeliveryMessage,
   MessageSendMessage,
   ReplayBatchMessage,
@@ -163,6 +164,8 @@ export interface TestRuntime extends Runtime {
   importPages: ImportPageMessage[];
   /** Every access audit's page message sent to the queue, in order (kept apart from {@link queued}). */
   auditPages: AccessAuditPageMessage[];
+  /** Every access-code batch job's message sent to the queue, in order (kept apart from {@link queued}). */
+  accessCodeBatches: AccessCodeBatchMessage[];
   /** Every message-send queue message, with its delay in seconds, in order (kept apart from {@link queued}). */
   messageSends: { message: MessageSendMessage; delaySeconds: number }[];
   /** Empties {@link queued} and {@link scheduled}, returning what they held. */
@@ -208,6 +211,7 @@ export async function createTestRuntime(options: {
     broadcastBatches: [],
     importPages: [],
     auditPages: [],
+    accessCodeBatches: [],
     messageSends: [],
     deliveryQueue: {
       async send(messages, delaySeconds) {
@@ -216,6 +220,7 @@ export async function createTestRuntime(options: {
           else if (message.kind === 'broadcast_batch') runtime.broadcastBatches.push({ ...message });
           else if (message.kind === 'import_page') runtime.importPages.push({ ...message });
           else if (message.kind === 'access_audit_page') runtime.auditPages.push({ ...message });
+          else if (message.kind === 'access_code_batch') runtime.accessCodeBatches.push({ ...message });
           else if (message.kind === 'message_send')
             runtime.messageSends.push({ message: { ...message }, delaySeconds });
           else runtime.queued.push({ message: { ...message }, delaySeconds });

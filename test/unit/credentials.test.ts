@@ -17,8 +17,10 @@ import { ConfigurationError, DEFAULT_LOCAL_ENCRYPTION_KEY } from '../../shared/c
 import { keyEncryptionKeyFromEnvironment } from '../../shared/aws/key-encryption-key.js';
 import {
   CredentialDecryptionError,
+  newWrappedDataKey,
   openSecret,
   sealSecret,
+  sealSecretWithKey,
   type SealedSecret,
 } from '../../shared/credentials/envelope.js';
 import { kmsKeyEncryptionKey } from '../../shared/aws/kms-key.js';
@@ -50,6 +52,19 @@ describe('envelope encryption with the local key', () => {
     expect(JSON.stringify(first)).not.toContain('bot-token');
     expect(Buffer.from(first.iv, 'base64')).toHaveLength(12);
     expect(Buffer.from(first.tag, 'base64')).toHaveLength(16);
+  });
+
+  it('seals later with a data key made ahead (wrapped only), which openSecret opens, and only under its context', async () => {
+    const wrapped = await newWrappedDataKey(kek, CONTEXT);
+    const first = await sealSecretWithKey(kek, wrapped, SECRET, CONTEXT);
+    const second = await sealSecretWithKey(kek, wrapped, SECRET, CONTEXT);
+    expect(first).toMatchObject({ v: 1, kek: 'local', wrapped_key: wrapped });
+    expect(first.iv).not.toBe(second.iv);
+    expect(JSON.stringify(first)).not.toContain('bot-token');
+    expect(await openSecret(kek, first, CONTEXT)).toBe(SECRET);
+    await expect(sealSecretWithKey(kek, wrapped, SECRET, { ...CONTEXT, team_id: 'team-b' })).rejects.toBeInstanceOf(
+      CredentialDecryptionError,
+    );
   });
 
   it('detects tampering with the ciphertext, the tag, the nonce or the wrapped key, and a moved secret', async () => {

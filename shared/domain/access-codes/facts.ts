@@ -45,6 +45,14 @@ export const accessCodesFacts = defineFacts({
       sk: 'ACCESS_CODE_REF',
     }),
     /**
+     * A batch generated in the background for an MCP task (a batch above 100 codes), in its team's partition (the
+     * task id names the job only); TTL 24 hours.
+     */
+    accessCodeBatchJob: (teamId: string, jobId: string) => ({
+      pk: `TEAM#${teamId}`,
+      sk: `ACCESS_CODE_BATCH_JOB#${jobId}`,
+    }),
+    /**
      * A redemption of a code by a subscriber, beside the code's reference item (the code's own small
      * partition): its conditional put keeps a code to one redemption per subscriber (D18).
      */
@@ -64,5 +72,6 @@ export const accessCodesFacts = defineFacts({
     accessCodeLookup: 'access_code_lookup',
     accessCodeRef: 'access_code_ref',
     accessCodeRedemption: 'access_code_redemption',
+    accessCodeBatchJob: 'access_code_batch_job',
   },
 });

@@ -18,9 +18,9 @@ import {
 import { ConditionFailedError, TransactionCanceledError } from '../../store/store.js';
 import { outsideRequestScope } from '../../store/request-scope.js';
 import { retryOnLostRace } from '../../store/optimistic.js';
-import { unitOfWork, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
+import { unitOfWork, type Transaction, type UnitOfWorkRuntime } from '../../store/unit-of-work.js';
 import { codeSource, normalizeCode } from './codes.js';
-import { requirePlanOfProject } from './plan.js';
+import { requirePlanOfProject, type PlanOfProject } from './plan.js';
 import type { AccessCodeBatch, AccessCodeEffect, GeneratedAccessCodes } from './schema.js';
 
 /**
@@ -58,6 +58,38 @@ interface PendingCode {
 }
 
 /**
+ * A generation run by a background job (the access-code batch worker): its writes join the batch's transactions, and
+ * each fails with the job's problem once the job stopped (cancelled), so no chunk commits after a cancel.
+ */
+export interface GenerationJob {
+  /** Adds to the pending batch's transaction: the job records the batch, on condition that it still runs. */
+  begin(tx: Transaction, batch: AccessCodeBatch): void;
+  /** Adds to a chunk's transaction: the job counts `count` more codes written, on condition that it still runs. */
+  wrote(tx: Transaction, count: number): void;
+  /** Given the codes, before the last transaction: the writes that complete the job in it (the codes kept sealed). */
+  complete(generated: GeneratedAccessCodes): Promise<(tx: Transaction) => void>;
+}
+
+/**
+ * Checks a generation request before anything is written: the principal's project scope, `expires_at` in the future,
+ * project and plan active (D18). Returns the plan's check for the batch's transactions. Errors: NOT_FOUND,
+ * VALIDATION_FAILED, CONFLICT.
+ */
+export async function checkGeneration(
+  runtime: UnitOfWorkRuntime,
+  principal: Principal,
+  input: GenerateAccessCodesInput,
+): Promise<PlanOfProject> {
+  requireProjectAccess(principal, input.project_id);
+  if (input.expires_at !== null && Date.parse(input.expires_at) <= runtime.clock.nowMs()) {
+    throw new ProblemError('VALIDATION_FAILED', 'expires_at must be in the future.', {
+      errors: [{ path: 'expires_at', message: 'must be a time in the future' }],
+    });
+  }
+  return requirePlanOfProject(runtime.store, principal, input.project_id, input.plan_id);
+}
+
+/**
  * Generates `count` codes for a project's plan (D18), returning each code this once; the batch is written `pending` and
  * flipped `active` last, with `access_code.batch_generated` (never the codes) and the request's idempotency record
  * (D3). Errors: NOT_FOUND, VALIDATION_FAILED, CONFLICT.
@@ -67,16 +99,25 @@ export async function generateAccessCodes(
   principal: Principal,
   input: GenerateAccessCodesInput,
 ): Promise<GeneratedAccessCodes> {
-  const teamId = principal.teamId;
+  const plan = await checkGeneration(runtime, principal, input);
+  return writeBatch(runtime, principal.teamId, plan, input);
+}
+
+/**
+ * Writes a checked batch of `teamId` (see {@link generateAccessCodes}; `plan` from {@link checkGeneration} or
+ * `requirePlanOfProject`). With `job`, chunks are written one at a time inside the job's conditions (see {@link
+ * GenerationJob}) and a failure only discards the batch (the job's cancel deletes its codes). Errors: CONFLICT, and the
+ * job's problem.
+ */
+export async function writeBatch(
+  runtime: UnitOfWorkRuntime,
+  teamId: string,
+  plan: PlanOfProject,
+  input: GenerateAccessCodesInput,
+  job?: GenerationJob,
+): Promise<GeneratedAccessCodes> {
   const projectId = input.project_id;
-  requireProjectAccess(principal, projectId);
   const nowMs = runtime.clock.nowMs();
-  if (input.expires_at !== null && Date.parse(input.expires_at) <= nowMs) {
-    throw new ProblemError('VALIDATION_FAILED', 'expires_at must be in the future.', {
-      errors: [{ path: 'expires_at', message: 'must be a time in the future' }],
-    });
-  }
-  const plan = await requirePlanOfProject(runtime.store, principal, projectId, input.plan_id);
   const now = isoTime(nowMs);
   const prefix = input.prefix ? input.prefix.toUpperCase() : null;
   const batch: AccessCodeBatch = {
@@ -98,6 +139,7 @@ export async function generateAccessCodes(
     unitOfWork(runtime, teamId, (tx) => {
       plan.check(tx);
       putPendingBatch(tx, teamId, batch);
+      job?.begin(tx, batch);
     }),
   );
 
@@ -121,7 +163,10 @@ export async function generateAccessCodes(
   const writeChunk = async (chunk: PendingCode[]) => {
     for (let attempt = 1; !aborted; attempt++) {
       try {
-        await unitOfWork(runtime, teamId, (tx) => putCodes(tx, teamId, batch, chunk, now));
+        await unitOfWork(runtime, teamId, (tx) => {
+          putCodes(tx, teamId, batch, chunk, now);
+          job?.wrote(tx, chunk.length);
+        });
         written.push(chunk);
         return;
       } catch (error) {
@@ -134,7 +179,7 @@ export async function generateAccessCodes(
           // A code taken by an earlier batch of the project: replace the colliding codes and write the chunk again.
           const failed = collidingCodes(error);
           if (failed.size === 0) chunk.forEach((_, index) => failed.add(index));
-          for (const index of failed) chunk[index] = fresh();
+          for (const index of failed) if (index < chunk.length) chunk[index] = fresh();
         } else {
           // Cancelled by a conflict or throttling: wait a little (jittered, growing), then write it again.
           await new Promise((resolve) => setTimeout(resolve, CONFLICT_BACKOFF_MS * attempt * (0.5 + Math.random())));
@@ -145,14 +190,20 @@ export async function generateAccessCodes(
 
   try {
     // Every chunk settles before the outcome is decided, so a cleanup never races a chunk still in flight.
+    // A job writes one chunk at a time: each of its chunks also updates the job item.
     await outsideRequestScope(() =>
-      pMap(chunks, writeChunk, { concurrency: CHUNK_CONCURRENCY, stopOnError: false }),
+      pMap(chunks, writeChunk, { concurrency: job ? 1 : CHUNK_CONCURRENCY, stopOnError: false }),
     ).catch((error: unknown) => {
       throw error instanceof AggregateError ? error.errors[0] : error;
     });
     if (aborted) throw new Error('access code batch aborted');
+    const completeJob = await job?.complete({
+      batch,
+      codes: chunks.flat().map((code) => ({ id: code.id, code: code.code })),
+    });
     return await withConflictRetries(() =>
       unitOfWork(runtime, teamId, (tx) => {
+        completeJob?.(tx);
         plan.check(tx);
         activateBatch(tx, teamId, projectId, batch.id);
         if (batch.expires_at !== null)
@@ -174,7 +225,13 @@ export async function generateAccessCodes(
   } catch (error) {
     // Rethrown: the idempotency key is released and a retry generates one new batch; what a crash leaves stays
     // invisible (not active).
-    await outsideRequestScope(() => discardBatch(runtime, teamId, projectId, batch.id, written)).catch((cleanupError) =>
+    const cleanup = job
+      ? discardPendingBatch(runtime.store, teamId, projectId, batch.id).catch((discardError: unknown) => {
+          // Discarded or deleted already by the job's cancel.
+          if (!(discardError instanceof ConditionFailedError)) throw discardError;
+        })
+      : discardBatch(runtime, teamId, projectId, batch.id, written);
+    await outsideRequestScope(() => cleanup).catch((cleanupError) =>
       logger.error('access code batch cleanup failed; the pending batch stays invisible', {
         batch_id: batch.id,
         error: cleanupError as Error,

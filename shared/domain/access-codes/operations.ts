@@ -1,5 +1,6 @@
 import { defineModule, defineOperation } from '../../operations/definition.js';
 import { ProjectIdParams } from '../projects/schema.js';
+import { accessCodesInternalOperations } from './internal-operations.js';
 import {
   AccessCode,
   AccessCodeIdParams,
@@ -112,4 +113,5 @@ export const accessCodesModule = defineModule({
       rest: { method: 'POST', path: '/v1/projects/{project_id}/access-codes/redeem', successStatus: 201 },
     }),
   },
+  internal: accessCodesInternalOperations,
 });

@@ -19,7 +19,7 @@ export interface PlanOfProject {
  */
 export async function requirePlanOfProject(
   store: Store,
-  principal: Principal,
+  principal: Pick<Principal, 'teamId'>,
   projectId: string,
   planId: string,
 ): Promise<PlanOfProject> {

@@ -11,6 +11,7 @@ import type { MessageSendOutcome } from '../messages/sending.js';
 import type { BroadcastBatchOutcome } from '../messages/broadcast-worker.js';
 import type { ImportPageOutcome } from '../imports/worker.js';
 import type { AccessAuditPageOutcome } from '../access-audits/worker.js';
+import type { AccessCodeBatchOutcome } from '../access-codes/batch-job-worker.js';
 import { markDead, processDeadLetterMessage } from './dead-letter.js';
 import { signedDeliveryHeaders } from './fan-out.js';
 import { MAX_ATTEMPT_LOG, MAX_QUEUE_DELAY_SECONDS, leaseTerms } from './policy.js';
@@ -37,7 +38,8 @@ export type ProcessOutcome =
   | MessageSendOutcome
   | BroadcastBatchOutcome
   | ImportPageOutcome
-  | AccessAuditPageOutcome;
+  | AccessAuditPageOutcome
+  | AccessCodeBatchOutcome;
 
 /**
  * Hands a message to the queue when it is due within {@link MAX_QUEUE_DELAY_SECONDS} (15 minutes, SQS
@@ -56,9 +58,9 @@ async function enqueueAt(
 
 /**
  * Handles one queue message (D7, D24, D25, D29): `attempt` (lease + slot → POST → outcome; `deferred` when the cap is
- * full), `dead_letter`, `replay_batch`, `message_send`, `broadcast_batch`, `import_page`, `access_audit_page`;
- * duplicates and stale messages → `skipped`. Throws only on store errors and when the endpoint's secrets do not open
- * (the queue retries).
+ * full), `dead_letter`, `replay_batch`, `message_send`, `broadcast_batch`, `import_page`, `access_audit_page`,
+ * `access_code_batch`; duplicates and stale messages → `skipped`. Throws only on store errors and when the endpoint's
+ * secrets do not open (the queue retries).
  */
 export async function processDeliveryMessage(runtime: Runtime, message: PipelineMessage): Promise<ProcessOutcome> {
   if (message.kind === 'replay_batch') return processReplayBatch(runtime, message);
@@ -71,6 +73,8 @@ export async function processDeliveryMessage(runtime: Runtime, message: Pipeline
   if (message.kind === 'import_page') return (await import('../imports/worker.js')).processImportPage(runtime, message);
   if (message.kind === 'access_audit_page')
     return (await import('../access-audits/worker.js')).processAccessAuditPage(runtime, message);
+  if (message.kind === 'access_code_batch')
+    return (await import('../access-codes/batch-job-worker.js')).processAccessCodeBatch(runtime, message);
   if (message.kind === 'dead_letter') return processDeadLetterMessage(runtime, message);
   // Attempt 1 from fan-out carries what it sends: lease and slot in one transaction, so a success costs 2 requests (3
   // the long way).
