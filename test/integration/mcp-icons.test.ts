@@ -5,12 +5,11 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TOOL_DEFINITIONS } from '../../shared/catalogues/tools.js';
-import { handleMcpHttpRequest } from '../../shared/mcp/http-handler.js';
 import { operationById } from '../../shared/operations/registry.js';
 import { mcpPost, mcpSession } from '../support/calls.js';
+import { modernRpc } from '../support/mcp-raw.js';
 import { createTestRuntime, seedTeam, testClock, type TestRuntime } from '../support/store.js';
 
-const MODERN = '2026-07-28';
 let runtime: TestRuntime;
 let token: string;
 
@@ -20,29 +19,17 @@ beforeAll(async () => {
   ({ token } = await seedTeam(runtime.store, clock));
 });
 
-/** One 2026-07-28 request with its standard headers; resolves with the JSON-RPC `result`. */
+/** One 2026-07-28 request with its standard headers (no extension declared); resolves with the JSON-RPC `result`. */
 async function modern(method: string): Promise<any> {
-  const params = {
-    _meta: {
-      'io.modelcontextprotocol/protocolVersion': MODERN,
-      'io.modelcontextprotocol/clientInfo': { name: 'icons-test', version: '1.0.0' },
-      'io.modelcontextprotocol/clientCapabilities': {},
-    },
-  };
-  const request = new Request('https://mcp.test/mcp', {
-    method: 'POST',
-    headers: {
-      'Content-Type': 'application/json',
-      Accept: 'application/json, text/event-stream',
-      Authorization: `Bearer ${token}`,
-      'MCP-Protocol-Version': MODERN,
-      'Mcp-Method': method,
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  });
-  const response = await handleMcpHttpRequest(runtime, request, { clientIp: '198.51.100.50' });
-  expect(response.status).toBe(200);
-  return ((await response.json()) as { result: unknown }).result;
+  const answer = await modernRpc(
+    runtime,
+    token,
+    method,
+    {},
+    { tasks: false, clientName: 'icons-test', clientIp: '198.51.100.50' },
+  );
+  expect(answer.status).toBe(200);
+  return answer.result;
 }
 
 /** Every tool of `tools` carries one inline SVG icon, shared within its group and distinct across groups. */

@@ -6,7 +6,6 @@
  * inline as before. Through `handleMcpHttpRequest` on DynamoDB Local, the worker run by hand.
  */
 import { randomUUID } from 'node:crypto';
-import { TASKS_EXTENSION_ID_V2 as TASKS_EXTENSION } from '@modelcontextprotocol/ext-tasks/core/v2';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { codeSource } from '../../shared/domain/access-codes/codes.js';
 import { changeTier } from '../../shared/domain/billing/changes.js';
@@ -14,11 +13,11 @@ import { setPlanStatus } from '../../shared/domain/plans/changes.js';
 import { GeneratedAccessCodes } from '../../shared/domain/access-codes/schema.js';
 import { listActivity } from '../../shared/domain/activity/repository.js';
 import { processDeliveryMessage } from '../../shared/domain/webhook-deliveries/dispatcher.js';
-import { handleMcpHttpRequest } from '../../shared/mcp/http-handler.js';
 import type { Runtime } from '../../shared/runtime.js';
 import { keys } from '../../shared/store/keys.js';
 import type { TransactionItem } from '../../shared/store/requests.js';
 import { rest } from '../support/calls.js';
+import { modernRpc } from '../support/mcp-raw.js';
 import { ctx, events, listAll, partitionItems, useAccessCodesFixture } from '../support/fixtures/access-codes.js';
 import { lockTeam } from '../support/billing.js';
 import { seedTeam } from '../support/store.js';
@@ -40,43 +39,15 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-const MODERN = '2026-07-28';
 const TASK_ID = /^access_code_batch_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-/** One raw 2026-07-28 request (declaring the Tasks extension unless `tasks` is false): HTTP status and JSON-RPC answer. */
-async function rpc(
-  method: string,
-  params: Record<string, unknown>,
-  options: { bearer?: string; tasks?: boolean } = {},
-): Promise<{ status: number; result?: any; error?: { code: number; message: string; data?: any } }> {
-  const name = params.name ?? params.taskId;
-  const capabilities = options.tasks === false ? {} : { extensions: { [TASKS_EXTENSION]: {} } };
-  const request = new Request('https://mcp.test/mcp', {
-    method: 'POST',
-    headers: {
-      'Content-Type': 'application/json',
-      Accept: 'application/json, text/event-stream',
-      Authorization: `Bearer ${options.bearer ?? ctx.token}`,
-      'MCP-Protocol-Version': MODERN,
-      'Mcp-Method': method,
-      ...(typeof name === 'string' ? { 'Mcp-Name': name } : {}),
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method,
-      params: {
-        ...params,
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': MODERN,
-          'io.modelcontextprotocol/clientInfo': { name: 'access-code-tasks-test', version: '1.0.0' },
-          'io.modelcontextprotocol/clientCapabilities': capabilities,
-        },
-      },
-    }),
+/** One raw 2026-07-28 request (declaring the Tasks extension unless `tasks` is false) with the fixture team's token. */
+function rpc(method: string, params: Record<string, unknown>, options: { bearer?: string; tasks?: boolean } = {}) {
+  return modernRpc(ctx.runtime, options.bearer ?? ctx.token, method, params, {
+    tasks: options.tasks,
+    clientName: 'access-code-tasks-test',
+    clientIp: '198.51.100.50',
   });
-  const response = await handleMcpHttpRequest(ctx.runtime, request, { clientIp: '198.51.100.50' });
-  return { status: response.status, ...((await response.json()) as object) };
 }
 
 /** Calls `generate_access_codes` for `count` codes of the fixture's plan. */

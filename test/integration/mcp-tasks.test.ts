@@ -21,10 +21,8 @@ import { handleMcpHttpRequest } from '../../shared/mcp/http-handler.js';
 import { TASKS_EXTENSION_ID_V2 as TASKS_EXTENSION } from '@modelcontextprotocol/ext-tasks/core/v2';
 import type { Runtime } from '../../shared/runtime.js';
 import { rest } from '../support/calls.js';
+import { MCP_URL, MODERN, modernRpc } from '../support/mcp-raw.js';
 import { createTestRuntime, seedTeam, testClock, type TestRuntime } from '../support/store.js';
-
-const MODERN = '2026-07-28';
-const MCP_URL = 'https://mcp.test/mcp';
 
 let clock: ManualClock;
 let runtime: TestRuntime;
@@ -64,36 +62,13 @@ async function runReplayBatches(on: Runtime = runtime): Promise<string[]> {
   return outcomes;
 }
 
-/** The `_meta` envelope of a 2026-07-28 request, declaring the Tasks extension unless `tasks` is false. */
-function envelope(tasks = true) {
-  return {
-    'io.modelcontextprotocol/protocolVersion': MODERN,
-    'io.modelcontextprotocol/clientInfo': { name: 'tasks-test', version: '1.0.0' },
-    'io.modelcontextprotocol/clientCapabilities': tasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {},
-  };
-}
-
-/** One raw 2026-07-28 request with its standard headers; resolves with the HTTP status and the JSON-RPC answer. */
-async function rpc(
-  method: string,
-  params: Record<string, unknown>,
-  options: { bearer?: string; tasks?: boolean } = {},
-): Promise<{ status: number; result?: any; error?: { code: number; message: string; data?: any } }> {
-  const name = params.name ?? params.taskId;
-  const request = new Request(MCP_URL, {
-    method: 'POST',
-    headers: {
-      'Content-Type': 'application/json',
-      Accept: 'application/json, text/event-stream',
-      Authorization: `Bearer ${options.bearer ?? token}`,
-      'MCP-Protocol-Version': MODERN,
-      'Mcp-Method': method,
-      ...(typeof name === 'string' ? { 'Mcp-Name': name } : {}),
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: envelope(options.tasks) } }),
+/** One raw 2026-07-28 request (declaring the Tasks extension unless `tasks` is false) with the test team's token. */
+function rpc(method: string, params: Record<string, unknown>, options: { bearer?: string; tasks?: boolean } = {}) {
+  return modernRpc(runtime, options.bearer ?? token, method, params, {
+    tasks: options.tasks,
+    clientName: 'tasks-test',
+    clientIp: '198.51.100.40',
   });
-  const response = await handleMcpHttpRequest(runtime, request, { clientIp: '198.51.100.40' });
-  return { status: response.status, ...((await response.json()) as object) };
 }
 
 /** Calls `replay_dead_webhook_deliveries` over the last hour. */
