@@ -5,7 +5,15 @@
  * plan items is skipped (`multiple_plans`).
  */
 import { describe, expect, it } from 'vitest';
-import { ok, projectId, seeded, stripeApi, useStripeAccountFixture, runImport, linkedSubscription } from '../support/fixtures/stripe-account.js';
+import {
+  ok,
+  projectId,
+  seeded,
+  stripeApi,
+  useStripeAccountFixture,
+  runImport,
+  linkedSubscription,
+} from '../support/fixtures/stripe-account.js';
 
 const CUSTOMERS = 16;
 /** Imported of the 16 seeded subscriptions: 6 of every 8 states (canceled and incomplete are skipped). */

@@ -12,7 +12,19 @@ import { SWEEP_GRACE_MS } from '../../shared/domain/webhook-deliveries/policy.js
 import { parseStoredSubscriber } from '../../shared/domain/subscribers/record.js';
 import { loadSubscriber } from '../../shared/domain/subscribers/repository.js';
 import { TeamEventCursor } from '../support/events.js';
-import { call, clock, ok, projectId, runtime, seeded, stripeApi, team, useStripeAccountFixture, runImport, linkedSubscription } from '../support/fixtures/stripe-account.js';
+import {
+  call,
+  clock,
+  ok,
+  projectId,
+  runtime,
+  seeded,
+  stripeApi,
+  team,
+  useStripeAccountFixture,
+  runImport,
+  linkedSubscription,
+} from '../support/fixtures/stripe-account.js';
 
 const CUSTOMERS = 300;
 

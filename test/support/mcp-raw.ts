@@ -18,7 +18,7 @@ export interface RawAnswer {
  * The `_meta` envelope of a 2026-07-28 request from client `clientName`, declaring the Tasks extension unless `tasks`
  * is false.
  */
-export function modernEnvelope(clientName: string, tasks = true) {
+function modernEnvelope(clientName: string, tasks = true) {
   return {
     'io.modelcontextprotocol/protocolVersion': MODERN,
     'io.modelcontextprotocol/clientInfo': { name: clientName, version: '1.0.0' },
