@@ -32,6 +32,7 @@ import {
   types,
   useDiscordFixture,
 } from '../support/fixtures/discord.js';
+import { createMonthlyPlan } from '../support/monthly-plan.js';
 
 useDiscordFixture();
 
@@ -39,14 +40,7 @@ describe('access through the adapter', () => {
   /** Connects and links, creates a plan and a subscriber linked to Discord user USER_ID (a member, in the guild). */
   async function setUp() {
     await connectAndLink();
-    const plan = (
-      await call('POST', `/v1/projects/${projectId}/plans`, {
-        name: 'Monthly',
-        amount: 900,
-        currency: 'EUR',
-        interval: 'month',
-      })
-    ).json;
+    const plan = await createMonthlyPlan(call, projectId);
     const subscriber = (await call('POST', `/v1/projects/${projectId}/subscribers`, { display_name: 'Ada' })).json;
     // What account linking does: the Discord user joins and is linked to the subscriber.
     await recordPlatformMembership(runtime, {
@@ -62,7 +56,7 @@ describe('access through the adapter', () => {
     const memberId = (await call('GET', `/v1/subscribers/${subscriber.id}`)).json.member_id as string;
     expect(memberId).toEqual(expect.any(String));
     await newEvents();
-    return { planId: plan.id as string, subscriberId: subscriber.id as string, memberId };
+    return { planId: plan.id, subscriberId: subscriber.id as string, memberId };
   }
 
   it('adds the role when access starts and removes it when the canceled period ends (deadline worker)', async () => {

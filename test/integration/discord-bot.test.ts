@@ -36,6 +36,7 @@ import {
   types,
   useDiscordFixture,
 } from '../support/fixtures/discord.js';
+import { createMonthlyPlan } from '../support/monthly-plan.js';
 
 useDiscordFixture();
 
@@ -242,14 +243,7 @@ describe('the interactions hook', () => {
     await connectAndLink();
     expect(await interact({ type: 1 })).toEqual({ status: 200, body: { type: 1 } });
 
-    const plan = (
-      await call('POST', `/v1/projects/${projectId}/plans`, {
-        name: 'Monthly',
-        amount: 900,
-        currency: 'EUR',
-        interval: 'month',
-      })
-    ).json;
+    const plan = await createMonthlyPlan(call, projectId);
     const subscriber = (
       await call('POST', `/v1/projects/${projectId}/subscribers`, { display_name: 'Ada', platform_user_id: USER_ID })
     ).json;

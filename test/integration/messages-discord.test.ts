@@ -19,6 +19,7 @@ import {
   runtime,
   useDiscordFixture,
 } from '../support/fixtures/discord.js';
+import { createMonthlyPlan } from '../support/monthly-plan.js';
 
 useDiscordFixture();
 
@@ -35,14 +36,7 @@ async function send(): Promise<void> {
 async function subscribeAda(contact: { email?: string }): Promise<{ id: string; subscriber_id: string }> {
   await connectAndLink();
   await call('PUT', `/v1/projects/${projectId}/payment-provider`, { provider: 'manual' });
-  const plan = (
-    await call('POST', `/v1/projects/${projectId}/plans`, {
-      name: 'Monthly',
-      amount: 900,
-      currency: 'EUR',
-      interval: 'month',
-    })
-  ).json;
+  const plan = await createMonthlyPlan(call, projectId);
   const subscriber = (
     await call('POST', `/v1/projects/${projectId}/subscribers`, {
       display_name: 'Ada',
