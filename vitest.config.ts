@@ -3,9 +3,12 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { ProjectTimings } from './test/project-timings.js';
 
 /**
- * Five projects (DESIGN D31, §6); `npm test` runs them all, `npm run test:<project>` one of them:
+ * Six projects (DESIGN D31, §6); `npm test` runs them all, `npm run test:<project>` one of them:
  * - `unit`: pure logic and adapters with mocked AWS clients; no DynamoDB Local, no server (the edit-test loop);
- * - `infrastructure`: CDK assertions on the synthesized stack (no store; CPU-bound synths and bundling);
+ * - `infrastructure`: CDK assertions on syntheses with stub bundles (no store; CPU-bound), one module graph per worker
+ *   so that files asking for the same context share a synthesis (test/infrastructure/templates.ts);
+ * - `infrastructure-bundles`: the synthesis with every entry bundled by esbuild, alone in its module graph (it mocks
+ *   esbuild to count its builds);
  * - `integration`: use cases and pipelines against DynamoDB Local;
  * - `e2e`: the local server (in-process or as `npm start`) driven by real clients;
  * - `browser`: the dashboard, the public pages and the OAuth consent of an MCP client, in headless Chromium.
@@ -75,7 +78,7 @@ export default defineConfig({
     hookTimeout: 180_000,
     pool: 'forks',
     // One module graph per worker: each file's own state lives in its module, every file uses its own tables
-    // and ids, and spies are restored after each test. The CDK project stays isolated (it mocks esbuild).
+    // and ids, and spies are restored after each test. The bundles' project stays isolated (it mocks esbuild).
     isolate: false,
     restoreMocks: true,
     maxWorkers: 2,
@@ -85,7 +88,19 @@ export default defineConfig({
     env: { STRIPE_API_BASE_URL: 'http://127.0.0.1:9', TELEGRAM_API_ROOT: 'http://127.0.0.1:9' },
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
-      { extends: true, test: { name: 'infrastructure', include: ['test/infrastructure/**/*.test.ts'], isolate: true } },
+      {
+        extends: true,
+        test: {
+          name: 'infrastructure',
+          include: ['test/infrastructure/**/*.test.ts'],
+          exclude: ['test/infrastructure/stack-bundles.test.ts'],
+          globalSetup: ['test/infrastructure/global-setup.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: { name: 'infrastructure-bundles', include: ['test/infrastructure/stack-bundles.test.ts'], isolate: true },
+      },
       { extends: true, test: { name: 'integration', include: ['test/integration/**/*.test.ts'], ...STORE } },
       {
         extends: true,

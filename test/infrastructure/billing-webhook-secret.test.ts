@@ -5,12 +5,12 @@
  * no other, whose ARN — never a value — is in that function's environment and in the `BillingWebhookSecretArn`
  * output. Bundling is stubbed as in `operations.test.ts`; cdk-nag runs and throws on unacknowledged findings.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createMembershipApp } from '../../lib/app.js';
 import { BILLING_WEBHOOK_SECRET_READ_ACTIONS } from '../../lib/billing-webhook-secret.js';
 import { ENVIRONMENT_VARIABLES } from '../../shared/config.js';
 import { BILLING_STRIPE_HOOK_ROUTE } from '../../shared/hooks/routes.js';
-import { removeOutputs, synthesizeWithStubBundles, type CfnResource, type StubSynthesis } from './templates.js';
+import { synthesizeWithStubBundles, type CfnResource, type StubSynthesis } from './templates.js';
 
 type Statement = { Effect: string; Action?: string | string[]; Resource?: unknown };
 
@@ -21,26 +21,13 @@ const SIGNING_SECRET_TEXT = /whsec_[A-Za-z0-9+/=]{8,}/;
 
 type Synthesized = StubSynthesis;
 
-const outdirs: string[] = [];
-
-/** Synthesizes the app with stub bundles and `extraContext` (cdk.json's context first). */
-function synthesize(extraContext: Record<string, unknown>): Synthesized {
-  const synthesized = synthesizeWithStubBundles('test-billing-secret-', extraContext);
-  outdirs.push(synthesized.outdir);
-  return synthesized;
-}
-
 let created: Synthesized;
 let existing: Synthesized;
 
 beforeAll(() => {
-  created = synthesize({});
-  existing = synthesize({ billingWebhookSecretArn: EXISTING_SECRET_ARN });
-});
-
-afterAll(() => {
-  removeOutputs(outdirs);
-});
+  created = synthesizeWithStubBundles();
+  existing = synthesizeWithStubBundles({ billingWebhookSecretArn: EXISTING_SECRET_ARN });
+}, 600_000); // two synths: minutes on a loaded 2-core machine
 
 const asArray = <T>(value: T | T[] | undefined): T[] =>
   value === undefined ? [] : Array.isArray(value) ? value : [value];

@@ -4,25 +4,23 @@
  * domain and address identities; without it (cdk.json's empty default) nothing is granted or set. Bundling is stubbed
  * as in `billing-webhook-secret.test.ts`; cdk-nag runs and throws on unacknowledged findings.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { grantMailSending, MAIL_SEND_ACTIONS } from '../../lib/mail.js';
 import { ENVIRONMENT_VARIABLES } from '../../shared/config.js';
-import { removeOutputs, synthesizeWithStubBundles, type CfnResource, type StubSynthesis } from './templates.js';
+import { synthesizeWithStubBundles, type CfnResource, type StubSynthesis } from './templates.js';
 
 type Statement = { Effect: string; Action?: string | string[]; Resource?: unknown };
 
 const DISPATCHER_HANDLER = 'dispatcher.handler';
-const outdirs: string[] = [];
 let withSender: StubSynthesis;
 
 beforeAll(() => {
-  withSender = synthesizeWithStubBundles('test-mail-', { mailFrom: 'members@example.com' });
-  outdirs.push(withSender.outdir);
-});
+  withSender = synthesizeWithStubBundles({ mailFrom: 'members@example.com' });
+}, 600_000);
 
 /** A stack of one inline function, cheap to synthesize, for what {@link grantMailSending} does alone. */
 function oneFunctionStack(): { stack: Stack; fn: lambda.Function } {
@@ -34,10 +32,6 @@ function oneFunctionStack(): { stack: Stack; fn: lambda.Function } {
   });
   return { stack, fn };
 }
-
-afterAll(() => {
-  removeOutputs(outdirs);
-});
 
 const asArray = <T>(value: T | T[] | undefined): T[] =>
   value === undefined ? [] : Array.isArray(value) ? value : [value];

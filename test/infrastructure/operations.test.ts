@@ -6,7 +6,7 @@
  * does not matter here; `stack-bundles.test.ts` builds the real bundles), so each synthesis runs no esbuild.
  */
 import { Match, Template } from 'aws-cdk-lib/assertions';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   ALARM_PERIOD,
   FAILURE_QUEUE_MESSAGES_THRESHOLD,
@@ -22,7 +22,6 @@ import { OPERATIONS } from '../../shared/operations/registry.js';
 import { RATE_COUNTER_PARTITION_PREFIX, TOKEN_PARTITION_PREFIX } from '../../shared/store/keys.js';
 import { DEAD_LETTER_TABLE_DEFINITION, TABLE_DEFINITION } from '../../shared/store/table-definition.js';
 import {
-  removeOutputs,
   synthesizeWithStubBundles,
   type CfnResource,
   type StubSynthesis,
@@ -36,29 +35,13 @@ const EXISTING_TOPIC_ARN = 'arn:aws:sns:eu-west-1:123456789012:existing-alarms';
 
 type Synthesized = StubSynthesis;
 
-const outdirs: string[] = [];
-
-/**
- * Synthesizes the app with stub bundles and `extraContext` (cdk.json's context first); cdk-nag runs and throws on
- * unacknowledged findings.
- */
-function synthesize(extraContext: Record<string, unknown>): Synthesized {
-  const synthesized = synthesizeWithStubBundles('test-operations-', extraContext);
-  outdirs.push(synthesized.outdir);
-  return synthesized;
-}
-
 let withEmail: Synthesized;
 let withTopicArn: Synthesized;
 
 beforeAll(() => {
-  withEmail = synthesize({ alarmEmail: ALARM_EMAIL });
-  withTopicArn = synthesize({ alarmTopicArn: EXISTING_TOPIC_ARN });
+  withEmail = synthesizeWithStubBundles({ alarmEmail: ALARM_EMAIL });
+  withTopicArn = synthesizeWithStubBundles({ alarmTopicArn: EXISTING_TOPIC_ARN });
 }, 600_000); // two synths: minutes on a loaded 2-core machine
-
-afterAll(() => {
-  removeOutputs(outdirs);
-});
 
 const asArray = <T>(value: T | T[] | undefined): T[] =>
   value === undefined ? [] : Array.isArray(value) ? value : [value];

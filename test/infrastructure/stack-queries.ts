@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, expect } from 'vitest';
+import { beforeAll, expect } from 'vitest';
 import {
-  removeOutputs,
   synthesizeWithStubBundles,
   type CfnResource,
   type CfnTemplate,
@@ -112,16 +111,15 @@ export function stackQueries(synthesis: () => SynthesizedTemplates) {
 }
 
 /**
- * Synthesizes the app with stub bundles before the calling file's tests (its output removed after them), and gives the
- * synthesis's templates (`resources`, `rootTemplate`, `templates`, read after `beforeAll`) with {@link stackQueries}.
+ * Synthesizes the app with stub bundles before the calling file's tests (or reuses this worker's synthesis of cdk.json's
+ * context), and gives the synthesis's templates (`resources`, `rootTemplate`, `templates`, read after `beforeAll`) with {@link stackQueries}.
  */
-export function useStubSynthesis(prefix: string) {
+export function useStubSynthesis() {
   let synthesized: StubSynthesis;
   // Seconds alone, minutes on a loaded 2-core machine: a hook timeout of its own.
   beforeAll(() => {
-    synthesized = synthesizeWithStubBundles(prefix);
+    synthesized = synthesizeWithStubBundles();
   }, 600_000);
-  afterAll(() => removeOutputs([synthesized.outdir]));
   return {
     ...stackQueries(() => synthesized),
     /** Resources of all templates, nested-stack parameters resolved to the root's values. */

@@ -9,7 +9,7 @@ import { IDEMPOTENCY_LOCK_SECONDS } from '../../shared/limits/idempotency.js';
 import { describe, expect, it } from 'vitest';
 import { actionsOf, asArray, isBaselineAction, refId, useStubSynthesis, expectedRouteKeys } from './stack-queries.js';
 
-const synthesis = useStubSynthesis('test-stack-routes-');
+const synthesis = useStubSynthesis();
 const { ofType, credentialsKeyId, onlyFunction, statementsOfFunction, functionOfRoute, restApiId, restRoutes } =
   synthesis;
 

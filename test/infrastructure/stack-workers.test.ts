@@ -18,7 +18,7 @@ import {
   type Statement,
 } from './stack-queries.js';
 
-const synthesis = useStubSynthesis('test-stack-workers-');
+const synthesis = useStubSynthesis();
 const { ofType, onlyFunction, statementsOfRole, statementsOfFunction, schedulerRoles, retrySchedulerRole } = synthesis;
 
 /** Most resources any one template may hold (CloudFormation's limit is 500; DESIGN D23 keeps clear of it). */

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { NestedStack, Stack } from 'aws-cdk-lib';
@@ -106,30 +106,36 @@ export function stubBundler(entry: BundleEntry, outputDir: string): void {
   );
 }
 
-/**
- * What {@link synthesizeWithStubBundles} made: the root stack, every template, and the directory to remove afterwards.
- */
+/** What {@link synthesizeWithStubBundles} made: the root stack, every template, and its output directory. */
 export interface StubSynthesis extends SynthesizedTemplates {
   stack: MembershipServiceStack;
   outdir: string;
 }
 
 /**
- * Synthesizes the app (cdk.json's context, then `extraContext`) with {@link stubBundler} into a fresh
- * directory `cdk.out/<prefix>...` (the caller removes `outdir`); cdk-nag runs and throws on unacknowledged findings.
+ * The syntheses of this worker by context (JSON of the merged context). The infrastructure project shares one module
+ * graph per worker, so files asking for the same context read one synthesis: the constructs and templates are only read.
  */
-export function synthesizeWithStubBundles(prefix: string, extraContext: Record<string, unknown> = {}): StubSynthesis {
-  const context = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'cdk.json'), 'utf8')).context as Record<
-    string,
-    unknown
-  >;
-  mkdirSync(path.join(PROJECT_ROOT, 'cdk.out'), { recursive: true });
-  const outdir = mkdtempSync(path.join(PROJECT_ROOT, 'cdk.out', prefix));
-  const built = createMembershipApp({ context: { ...context, ...extraContext }, outdir, bundler: stubBundler });
-  return { stack: built.stack, outdir, ...synthesizedTemplates(built.app.synth(), built.stack) };
-}
+const syntheses = new Map<string, StubSynthesis>();
 
-/** Removes the output directories of syntheses (never throws). */
-export function removeOutputs(outdirs: readonly string[]): void {
-  for (const outdir of outdirs) rmSync(outdir, { recursive: true, force: true });
+/**
+ * Synthesizes the app (cdk.json's context, then `extraContext`) with {@link stubBundler} into a fresh directory under the
+ * run's STUB_SYNTHESIS_ROOT (test/infrastructure/global-setup.ts removes it), or returns this worker's synthesis of the
+ * same context; cdk-nag runs and throws on unacknowledged findings.
+ */
+export function synthesizeWithStubBundles(extraContext: Record<string, unknown> = {}): StubSynthesis {
+  const context = {
+    ...(JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'cdk.json'), 'utf8')).context as Record<string, unknown>),
+    ...extraContext,
+  };
+  const key = JSON.stringify(context);
+  const existing = syntheses.get(key);
+  if (existing) return existing;
+  const root = process.env.STUB_SYNTHESIS_ROOT;
+  if (!root) throw new Error('STUB_SYNTHESIS_ROOT is not set: run the infrastructure tests through vitest');
+  const outdir = mkdtempSync(path.join(root, 'stub-'));
+  const built = createMembershipApp({ context, outdir, bundler: stubBundler });
+  const synthesis = { stack: built.stack, outdir, ...synthesizedTemplates(built.app.synth(), built.stack) };
+  syntheses.set(key, synthesis);
+  return synthesis;
 }
