@@ -3,13 +3,13 @@
  * test/integration/access-code-batch-jobs.test.ts), over the access-code fixture's context.
  */
 import { randomUUID } from 'node:crypto';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { expect } from 'vitest';
 import { processDeliveryMessage } from '../../shared/domain/webhook-deliveries/dispatcher.js';
 import type { Runtime } from '../../shared/runtime.js';
 import { entity } from '../../shared/store/keys.js';
 import type { TransactionItem } from '../../shared/store/requests.js';
 import { ctx } from './fixtures/access-codes.js';
+import { scanTable } from './guarantees.js';
 import { modernRpc } from './mcp-raw.js';
 
 /** One raw 2026-07-28 request (declaring the Tasks extension unless `tasks` is false) with the fixture team's token. */
@@ -81,14 +81,7 @@ const CODE_ENTITIES: ReadonlySet<unknown> = new Set([
 /** Every access-code item of the test's own table (a scan), by entity: `{ access_code: n, … }`. */
 export async function codeItemCounts(): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await ctx.runtime.store.document.send(
-      new ScanCommand({ TableName: ctx.runtime.store.tableName, ConsistentRead: true, ExclusiveStartKey: startKey }),
-    );
-    for (const item of page.Items ?? [])
-      if (CODE_ENTITIES.has(item.entity)) counts[String(item.entity)] = (counts[String(item.entity)] ?? 0) + 1;
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  for (const item of await scanTable(ctx.runtime.store))
+    if (CODE_ENTITIES.has(item.entity)) counts[String(item.entity)] = (counts[String(item.entity)] ?? 0) + 1;
   return counts;
 }
