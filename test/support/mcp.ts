@@ -99,7 +99,7 @@ export async function openSession(url: string, token: string): Promise<string> {
 }
 
 /** What {@link startBearerProxy} saw of one forwarded request: its HTTP method and MCP headers (absent: undefined). */
-export interface SeenRequest {
+interface SeenRequest {
   httpMethod: string;
   protocolVersion?: string;
   mcpMethod?: string;
