@@ -46,7 +46,8 @@ export const TABLE_WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', '
  * `DeleteItem`, granted only where code deletes (DESIGN D23): write routes (an idempotency claim is
  * released by a delete when the write fails; delete operations; renames of unique names), the MCP and
  * dashboard functions (they run those operations), the deadline worker (an applied deadline is deleted)
- * and the dispatcher on the dead-letter table (a replayed delivery's dead-letter copy is deleted).
+ * and the dispatcher on the dead-letter table (a replayed delivery's dead-letter copy is deleted) and, on the main
+ * table, in access-code partitions only (a failed or restarted batch job's items are deleted).
  */
 export const TABLE_DELETE_ACTIONS = ['dynamodb:DeleteItem'] as const;
 

@@ -1,5 +1,6 @@
 import { ENVIRONMENT_VARIABLES } from '../shared/config.js';
 import { SWEEP_INTERVAL_SECONDS } from '../shared/domain/webhook-deliveries/policy.js';
+import { BATCH_CODE_PARTITION_PATTERNS } from '../shared/store/access-codes/jobs.js';
 import { entity } from '../shared/store/keys.js';
 import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import * as events from 'aws-cdk-lib/aws-events';
@@ -11,7 +12,7 @@ import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { fileEntry, type FunctionCode } from './function-code.js';
-import { tableActions } from './route-stack.js';
+import { TABLE_DELETE_ACTIONS, tableActions } from './route-stack.js';
 import { ServiceFunction } from './service-function.js';
 import type { MembershipTables } from './tables.js';
 
@@ -250,8 +251,16 @@ export class WebhookWorkers extends Construct {
       reservedConcurrentExecutions: DISPATCHER_RESERVED_CONCURRENCY,
     }).function;
     // A replay job's batch deletes the dead-letter copy of each delivery it re-queues (`deliveryRequeues.requeueDead`);
-    // nothing else of the dispatcher deletes.
+    // an access-code batch job that fails or runs again deletes its batch's items (`deleteBatchCodes`), in their
+    // partitions only; nothing else of the dispatcher deletes.
     table.grant(this.dispatcher, ...tableActions('readWrite'));
+    this.dispatcher.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: [...TABLE_DELETE_ACTIONS],
+        resources: [table.tableArn],
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...BATCH_CODE_PARTITION_PATTERNS] } },
+      }),
+    );
     deadLetterTable.grant(this.dispatcher, ...tableActions('readWriteDelete'));
     queue.grantSendMessages(this.dispatcher);
     props.retryScheduler.grantScheduling(this.dispatcher);

@@ -3,10 +3,10 @@ import type { Key } from '../store/requests.js';
 import type { Store } from '../store/store.js';
 
 /**
- * The one restart of the resumable jobs (replays, broadcasts, imports: DESIGN D6, D32, D34): the sweeper queues the
- * next step of every job whose last progress is older than `beforeMs` (epoch ms), its worker having crashed or its
- * message been lost. `pageStalled` reads one page of such jobs (the job's store), `messageOf` is its next step's
- * queue message. Returns the number of jobs restarted.
+ * The one restart of the resumable jobs (replays, broadcasts, imports, access-code batches: DESIGN D6, D18, D32, D34):
+ * the sweeper queues the next step of every job whose last progress is older than `beforeMs` (epoch ms), its worker
+ * having crashed or its message been lost. `pageStalled` reads one page of such jobs (the job's store), `messageOf` is
+ * its next step's queue message. Returns the number of jobs restarted.
  */
 export async function restartStalledJobs<Job>(
   runtime: Pick<Runtime, 'store' | 'deliveryQueue'>,

@@ -4,7 +4,7 @@
  * `input_required` elicitation answered by the client, on any revision a `confirm` argument equal to the summary's
  * token. `dry_run: true` returns the summary and changes nothing.
  */
-import { createHash } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import {
   acceptedContent,
   CLIENT_CAPABILITIES_META_KEY,
@@ -90,15 +90,19 @@ function changesOf(
   return { text: [`${action} ${target}`, ...details].join(' ') + '.', changes };
 }
 
-/** The summary of a call of `tool` with `args` by the token `tokenId`; its token names exactly this call. */
+/**
+ * The summary of a call of `tool` with `args` by the token `tokenId`; its token, an HMAC under the team's confirmation
+ * key `key` (confirmation-key.ts), names exactly this call and only the server can make it.
+ */
 function summaryOf(
   tool: ToolDefinition,
   args: Record<string, unknown>,
+  key: Buffer,
   tokenId: string,
   dryRun: boolean,
 ): ChangeSummary {
   const { text, changes } = changesOf(tool, args);
-  const digest = createHash('sha256')
+  const digest = createHmac('sha256', key)
     .update(JSON.stringify([tokenId, tool.name, changes]))
     .digest('base64url');
   return { tool: tool.name, summary: text, changes, confirm: `cfm_${digest.slice(0, 22)}`, dry_run: dryRun };
@@ -123,14 +127,16 @@ const CONFIRM_FORM = {
 };
 
 /**
- * The confirmation gate of one `tools/call` of `tool` (which takes {@link takesConfirmation} arguments): splits
- * `confirm`/`dry_run` off `args` and either lets the call run (`{ args }`) or answers for it (`{ answer }`): the
- * summary on a dry run; for an unconfirmed destructive call, `input_required` when the 2026-07-28 client can answer
- * an elicitation, else an `isError` VALIDATION_FAILED result naming the `confirm` argument. Never throws.
+ * The confirmation gate of one `tools/call` of `tool` (which takes {@link takesConfirmation} arguments) by token
+ * `tokenId` of the team whose confirmation key is `key`: splits `confirm`/`dry_run` off `args` and either lets the call
+ * run (`{ args }`) or answers for it (`{ answer }`): the summary on a dry run; for an unconfirmed destructive call,
+ * `input_required` when the 2026-07-28 client can answer an elicitation, else an `isError` VALIDATION_FAILED result
+ * naming the `confirm` argument. Never throws.
  */
 export function confirmationGate(
   tool: ToolDefinition,
   rawArgs: Record<string, unknown>,
+  key: Buffer,
   tokenId: string,
   requestId: string,
   context: ConfirmationContext,
@@ -138,7 +144,7 @@ export function confirmationGate(
   const { confirm, dry_run: dryRun, ...args } = rawArgs;
   // Arguments the tool refuses get its field errors, unconfirmed.
   if (!tool.inputSchema.safeParse(args).success) return { args };
-  const summary = summaryOf(tool, args, tokenId, dryRun === true);
+  const summary = summaryOf(tool, args, key, tokenId, dryRun === true);
   if (dryRun === true) return { answer: result(summary, false) };
   if (!needsConfirmation(tool) || confirm === summary.confirm) return { args };
   const answered = acceptedContent<{ confirm?: unknown }>(context.inputResponses, 'confirm');

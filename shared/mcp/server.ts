@@ -13,6 +13,7 @@ import { API_VERSION } from '../catalogues/version.js';
 import type { Runtime } from '../runtime.js';
 import { toolDefinition } from '../catalogues/tools.js';
 import { confirmationGate, takesConfirmation } from './confirmation.js';
+import { teamConfirmationKey } from './confirmation-key.js';
 import { SERVER_ICON } from './icons.js';
 import { toolListingOf } from './request-checks.js';
 import { withToolScopeChallenge } from './scope-challenge.js';
@@ -80,7 +81,14 @@ export function buildMcpServer(
     // Destructive and bulk tools the token may run pass the confirmation gate first.
     const gate =
       tool && args && takesConfirmation(tool) && canCall(principal, tool) && !listing.readOnly
-        ? confirmationGate(tool, args, principal.tokenId, requestId, context.mcpReq)
+        ? confirmationGate(
+            tool,
+            args,
+            await teamConfirmationKey(runtime, principal.teamId),
+            principal.tokenId,
+            requestId,
+            context.mcpReq,
+          )
         : { args };
     if ('answer' in gate) return gate.answer as never;
     // A client that declared the Tasks extension on this request gets long work as a task: a job still running answers

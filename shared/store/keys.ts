@@ -43,6 +43,8 @@ export const keys = mergeFacts(FACTS, 'keys', {
     pk: `${RATE_COUNTER_PARTITION_PREFIX}${bucket}#${subject}`,
     sk: String(windowStartSeconds),
   }),
+  /** The tool server's confirmation key (wrapped by the credentials key), one item for the service (DESIGN D5). */
+  mcpConfirmationKey: () => ({ pk: 'MCP_CONFIRMATION_KEY', sk: 'MCP_CONFIRMATION_KEY' }),
   /** The one-off marker item that says the local demo team was seeded. */
   demoSeedMarker: () => ({ pk: 'SEED', sk: 'demo' }),
   /**
@@ -180,6 +182,7 @@ export const secondaryIndex = {
 export const entity = mergeFacts(FACTS, 'entity', {
   idempotency: 'idempotency',
   mcpSession: 'mcp_session',
+  mcpConfirmationKey: 'mcp_confirmation_key',
   deadline: 'deadline',
   signInLink: 'sign_in_link',
   dashboardSession: 'dashboard_session',

@@ -2,12 +2,15 @@
  * Confirmation before destructive tool calls: without the confirmation a `destructiveHint` tool changes nothing — a
  * 2026-07-28 client that can answer gets `input_required` with a plain summary, any other client an `isError`
  * VALIDATION_FAILED result naming the `confirm` argument — and with it the tool runs once (idempotent on retry).
- * `dry_run` returns the summary of a bulk tool without changing anything.
+ * `dry_run` returns the summary of a bulk tool without changing anything. The confirmation token is an HMAC under the
+ * team's key on the server: a client cannot compute it without having been shown the summary.
  */
+import { createHash, createHmac } from 'node:crypto';
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOOL_DEFINITIONS } from '../../shared/catalogues/tools.js';
 import type { LocalService } from '../../shared/local/service.js';
+import { teamConfirmationKey } from '../../shared/mcp/confirmation-key.js';
 import { startTestService } from '../support/local-service.js';
 import { openSession, post } from '../support/mcp.js';
 import { seedToken } from '../support/store.js';
@@ -15,6 +18,7 @@ import { seedToken } from '../support/store.js';
 const MODERN = '2026-07-28';
 let service: LocalService;
 let token: string;
+let tokenId: string;
 let sessionId: string;
 let projectId: string;
 let planId: string;
@@ -60,7 +64,7 @@ async function statusOf(codeId: string): Promise<string> {
 
 beforeAll(async () => {
   service = await startTestService();
-  ({ token } = await seedToken(service.store, service.runtime.clock, { teamId: service.demoTeamId }));
+  ({ token, id: tokenId } = await seedToken(service.store, service.runtime.clock, { teamId: service.demoTeamId }));
   sessionId = await openSession(service.mcpUrl, token);
   projectId = (await legacyCall('create_project', { name: 'Confirmations', platform_type: 'web' })).structuredContent
     .id;
@@ -110,6 +114,26 @@ describe('confirmation before destructive calls', () => {
     const [other] = await generate(1);
     expect((await legacyCall('revoke_access_code', { id: other, confirm })).isError).toBe(true);
     expect(await statusOf(other)).toBe('active');
+  });
+
+  it('refuses a token computed without the server key: the unkeyed hash of the call, or the token of another team', async () => {
+    const [codeId] = await generate(1);
+    const refused = await legacyCall('revoke_access_code', { id: codeId });
+    const shown = /confirm: "(cfm_[^"]+)"/.exec(refused.structuredContent.detail)![1];
+    const changes = { id: codeId };
+    const unkeyed = `cfm_${createHash('sha256')
+      .update(JSON.stringify([tokenId, 'revoke_access_code', changes]))
+      .digest('base64url')
+      .slice(0, 22)}`;
+    expect(unkeyed).not.toBe(shown);
+    expect((await legacyCall('revoke_access_code', { id: codeId, confirm: unkeyed })).isError).toBe(true);
+    expect(await statusOf(codeId)).toBe('active');
+    // The key is the team's: another team's key makes another token for the same call by the same token id.
+    const ours = createHmac('sha256', await teamConfirmationKey(service.runtime, service.demoTeamId));
+    const theirs = createHmac('sha256', await teamConfirmationKey(service.runtime, crypto.randomUUID()));
+    const call = JSON.stringify([tokenId, 'revoke_access_code', changes]);
+    expect(`cfm_${ours.update(call).digest('base64url').slice(0, 22)}`).toBe(shown);
+    expect(`cfm_${theirs.update(call).digest('base64url').slice(0, 22)}`).not.toBe(shown);
   });
 
   it('answers input_required with the summary on 2026-07-28 and runs after the v2 client confirmed', async () => {

@@ -329,15 +329,15 @@ describe('least-privilege IAM (DESIGN D23)', () => {
       ['dashboard', both],
       ['public-pages', main],
       ['deadlines', main],
-      ['dispatcher', [DEAD_LETTER_TABLE_DEFINITION.logicalName]],
+      ['dispatcher', both],
     ]);
     expect(Object.fromEntries([...deleting].sort())).toEqual(Object.fromEntries([...expected].sort()));
   });
 
-  it('gives the webhook workers keyed reads, queries and single-item writes: the fan-out and the sweeper never delete, the dispatcher deletes only dead-letter copies', () => {
+  it('gives the webhook workers keyed reads, queries and single-item writes: the fan-out and the sweeper never delete, the dispatcher deletes dead-letter copies and access-code batch items only', () => {
     const { resources } = withEmail;
     const readWrite = [...TABLE_READ_ACTIONS, ...TABLE_WRITE_ACTIONS].sort();
-    for (const worker of ['fan-out', 'dispatcher', 'sweeper']) {
+    for (const worker of ['fan-out', 'sweeper']) {
       const [functionId] = functionWithHandler(resources, `${worker}.handler`);
       expect(
         dynamoActions(onTable(statementsOfFunction(resources, functionId), TABLE_DEFINITION.logicalName)),
@@ -345,6 +345,21 @@ describe('least-privilege IAM (DESIGN D23)', () => {
       ).toEqual(readWrite);
     }
     const [dispatcherId] = functionWithHandler(resources, 'dispatcher.handler');
+    const onMain = onTable(statementsOfFunction(resources, dispatcherId), TABLE_DEFINITION.logicalName);
+    expect(dynamoActions(onMain)).toEqual([...readWrite, 'dynamodb:DeleteItem'].sort());
+    // Deletes on the main table only in the partitions of a batch's items: codes and batches, lookups, references.
+    const deletes = onMain.filter((s) => asArray(s.Action).includes('dynamodb:DeleteItem'));
+    expect(deletes).toHaveLength(1);
+    expect(asArray(deletes[0].Action)).toEqual(['dynamodb:DeleteItem']);
+    expect(deletes[0].Condition).toEqual({
+      'ForAllValues:StringLike': {
+        'dynamodb:LeadingKeys': [
+          'TEAM#*#PROJECT#*#ACCESS_CODE',
+          'TEAM#*#PROJECT#*#ACCESS_CODE_LOOKUP#*',
+          'TEAM#*#ACCESS_CODE#*',
+        ],
+      },
+    });
     expect(
       dynamoActions(onTable(statementsOfFunction(resources, dispatcherId), DEAD_LETTER_TABLE_DEFINITION.logicalName)),
     ).toEqual([...readWrite, 'dynamodb:DeleteItem'].sort());

@@ -12,12 +12,9 @@ import { changeTier } from '../../shared/domain/billing/changes.js';
 import { setPlanStatus } from '../../shared/domain/plans/changes.js';
 import { GeneratedAccessCodes } from '../../shared/domain/access-codes/schema.js';
 import { listActivity } from '../../shared/domain/activity/repository.js';
-import { processDeliveryMessage } from '../../shared/domain/webhook-deliveries/dispatcher.js';
-import type { Runtime } from '../../shared/runtime.js';
 import { keys } from '../../shared/store/keys.js';
-import type { TransactionItem } from '../../shared/store/requests.js';
 import { rest } from '../support/calls.js';
-import { modernRpc } from '../support/mcp-raw.js';
+import { generateCall, rpc, runJobs, startTask } from '../support/access-code-tasks.js';
 import { ctx, events, listAll, partitionItems, useAccessCodesFixture } from '../support/fixtures/access-codes.js';
 import { lockTeam } from '../support/billing.js';
 import { seedTeam } from '../support/store.js';
@@ -40,55 +37,6 @@ afterEach(() => {
 });
 
 const TASK_ID = /^access_code_batch_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-/** One raw 2026-07-28 request (declaring the Tasks extension unless `tasks` is false) with the fixture team's token. */
-function rpc(method: string, params: Record<string, unknown>, options: { bearer?: string; tasks?: boolean } = {}) {
-  return modernRpc(ctx.runtime, options.bearer ?? ctx.token, method, params, {
-    tasks: options.tasks,
-    clientName: 'access-code-tasks-test',
-    clientIp: '198.51.100.50',
-  });
-}
-
-/** Calls `generate_access_codes` for `count` codes of the fixture's plan. */
-function generateCall(count: number, options: { tasks?: boolean; key?: string; plan?: string } = {}) {
-  const args = { project_id: ctx.project.id, plan_id: options.plan ?? ctx.planId, count };
-  return rpc(
-    'tools/call',
-    { name: 'generate_access_codes', arguments: { ...args, idempotency_key: options.key ?? randomUUID() } },
-    options,
-  );
-}
-
-/** Starts a task of `count` codes; returns its id. */
-async function startTask(count = 150): Promise<string> {
-  const created = await generateCall(count);
-  expect(created.result, JSON.stringify(created)).toMatchObject({ resultType: 'task', status: 'working' });
-  return created.result.taskId as string;
-}
-
-/**
- * Runs the queued batch jobs (the worker's role); `afterChunk(n)` runs once the n-th chunk of codes committed, before
- * the worker writes the next one.
- */
-async function runJobs(afterChunk?: (chunk: number) => Promise<void>): Promise<string[]> {
-  let chunks = 0;
-  const store = ctx.runtime.store;
-  const observed: Runtime = {
-    ...ctx.runtime,
-    store: {
-      ...store,
-      transactWrite: async (items: TransactionItem[]) => {
-        await store.transactWrite(items);
-        if (items.some((item) => 'Put' in item && item.Put.Item.entity === 'access_code')) await afterChunk?.(++chunks);
-      },
-    },
-  };
-  const outcomes: string[] = [];
-  for (let message = ctx.runtime.accessCodeBatches.shift(); message; message = ctx.runtime.accessCodeBatches.shift())
-    outcomes.push(await processDeliveryMessage(observed, message));
-  return outcomes;
-}
 
 /** Redeems `code` for a new subscriber over REST; resolves with the HTTP status. */
 async function redeemStatus(code: string): Promise<number> {

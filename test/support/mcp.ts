@@ -98,12 +98,22 @@ export async function openSession(url: string, token: string): Promise<string> {
   return sessionId;
 }
 
+/** What {@link startBearerProxy} saw of one forwarded request: its HTTP method and MCP headers (absent: undefined). */
+interface SeenRequest {
+  httpMethod: string;
+  protocolVersion?: string;
+  mcpMethod?: string;
+  sessionId?: string;
+}
+
 /** A running loopback proxy of {@link startBearerProxy}. */
 export interface BearerProxy {
   /** `http://127.0.0.1:<port>/mcp`: point a token-less client here. */
   url: string;
   /** Number of requests forwarded so far. */
   forwarded(): number;
+  /** The requests forwarded so far, in order. */
+  seen(): SeenRequest[];
   close(): Promise<void>;
 }
 
@@ -132,9 +142,18 @@ function forwardableHeaders(headers: IncomingHttpHeaders): Record<string, string
  */
 export async function startBearerProxy(targetUrl: string, token: string): Promise<BearerProxy> {
   const target = new URL(targetUrl);
-  let count = 0;
+  const seen: SeenRequest[] = [];
   const server: Server = createServer((incoming, outgoing) => {
-    count += 1;
+    const header = (name: string) => {
+      const value = incoming.headers[name];
+      return Array.isArray(value) ? value.join(',') : value;
+    };
+    seen.push({
+      httpMethod: incoming.method ?? '',
+      protocolVersion: header('mcp-protocol-version'),
+      mcpMethod: header('mcp-method'),
+      sessionId: header('mcp-session-id'),
+    });
     const headers = forwardableHeaders(incoming.headers); // Host and Origin pass through as the client sent them
     headers.authorization = `Bearer ${token}`;
     const upstream = httpRequest(
@@ -163,7 +182,8 @@ export async function startBearerProxy(targetUrl: string, token: string): Promis
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}${target.pathname}`,
-    forwarded: () => count,
+    forwarded: () => seen.length,
+    seen: () => [...seen],
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

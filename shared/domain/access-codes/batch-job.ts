@@ -15,6 +15,9 @@ const BATCH_JOB_STATUSES = ['running', 'completed', 'failed', 'cancelled'] as co
 /** Batches above this many codes run as a task for a client that declares the Tasks extension. */
 export const INLINE_BATCH_MAX = 100;
 
+/** Runs of the worker a job may take (the first and the sweeper's restarts of a stopped one); then it fails. */
+export const BATCH_JOB_MAX_RUNS = 3;
+
 /** How long a job item (and so its sealed codes) is kept (SECONDS): the table's TTL deletes it after. */
 export const BATCH_JOB_TTL_SECONDS = 24 * 3600;
 
@@ -39,7 +42,8 @@ export const AccessCodeBatchJobIdParams = z.strictObject({ id: Uuid.check(z.desc
 /**
  * A batch job item as stored (`keys.accessCodeBatchJob`): the public view, its team, the validated request (defaults
  * applied), the wrapped data key its codes are sealed with (made when the job starts: the worker only opens keys), the
- * sealed codes (the tool's result, from completion to the first read), the batch once completed and `expires_at`, the TTL (epoch SECONDS).
+ * runs of the worker so far (`runs`, absent before the first), the sealed codes (the tool's result, from completion to
+ * the first read), the batch once completed and `expires_at`, the TTL (epoch SECONDS).
  */
 const StoredAccessCodeBatchJobRecord = z.extend(AccessCodeBatchJob, {
   team_id: Uuid,
@@ -48,6 +52,7 @@ const StoredAccessCodeBatchJobRecord = z.extend(AccessCodeBatchJob, {
     prefix: z.optional(z.string()),
   }),
   data_key: z.string(),
+  runs: z.optional(z.number().check(z.int(), z.nonnegative())),
   sealed_codes: z.optional(SealedSecret),
   batch: z.optional(AccessCodeBatch),
   expires_at: z.number(),

@@ -52,6 +52,8 @@ export const accessCodesFacts = defineFacts({
       pk: `TEAM#${teamId}`,
       sk: `ACCESS_CODE_BATCH_JOB#${jobId}`,
     }),
+    /** Sparse GSI partition of the batch jobs still running. */
+    runningAccessCodeBatchJobsIndex: 'ACCESS_CODE_BATCH_JOB_RUNNING',
     /**
      * A redemption of a code by a subscriber, beside the code's reference item (the code's own small
      * partition): its conditional put keeps a code to one redemption per subscriber (D18).

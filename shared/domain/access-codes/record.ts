@@ -6,7 +6,8 @@ import { AccessCode, AccessCodeBatch } from './schema.js';
 /**
  * A code item as stored (`ACCESS_CODE#<batch>#<code id>`, DESIGN D14, D18): the public fields but
  * `expires_at`, stored as `code_expires_at` (absent for "never": `expires_at` is the table's TTL
- * attribute); `access_days`, `max_redemptions`, `times_redeemed` and `revoked_at` absent until set.
+ * attribute); `access_days`, `max_redemptions`, `times_redeemed` and `revoked_at` absent until set. The item also
+ * keeps `code_sha256` (its lookup item's key, never the code), which reads strip.
  */
 const StoredAccessCode = z.extend(
   z.omit(z.partial(AccessCode, { access_days: true, max_redemptions: true, times_redeemed: true, revoked_at: true }), {
@@ -21,6 +22,18 @@ export type StoredAccessCode = z.infer<typeof StoredAccessCode>;
 
 /** Parses a code item (throws StoredRecordError naming its key when it does not match). */
 export const parseStoredAccessCode = recordParser(entity.accessCode, StoredAccessCode);
+
+/**
+ * What a cleanup needs of a code item: its id and `code_sha256`, the key of its lookup item (absent on items written
+ * before it was kept).
+ */
+const StoredAccessCodeKeys = z.object({
+  id: AccessCode.shape.id,
+  code_sha256: z.optional(z.string().check(z.regex(/^[0-9a-f]{64}$/))),
+});
+
+/** Parses a code item's id and lookup key. */
+export const parseStoredAccessCodeKeys = recordParser(entity.accessCode, StoredAccessCodeKeys);
 
 /** What a code's status at a time needs of its item: the stored status and expiry. */
 const StoredAccessCodeStatus = z.pick(StoredAccessCode, { status: true, code_expires_at: true });

@@ -8,6 +8,7 @@ import { restartStalledBroadcasts } from '../messages/broadcast-worker.js';
 import { restartStalledImports } from '../imports/restart.js';
 import { requeueStalledMessages } from '../messages/sweeper.js';
 import { restartStalledAccessAudits } from '../access-audits/restart.js';
+import { restartStalledAccessCodeBatchJobs } from '../access-codes/restart.js';
 import { recoveryMessage } from './state-machine.js';
 
 /**
@@ -19,7 +20,7 @@ import { recoveryMessage } from './state-machine.js';
 /**
  * Sweeps (every 5 min on AWS, seconds locally; DESIGN D7, D14): re-queues deliveries overdue by `graceMs`, fans out
  * stale outbox events, re-queues messages to subscribers whose queue message was lost, restarts stopped replay jobs
- * (D25), broadcasts (D32), imports and access audits (D34). `graceMs`, `intervalMs`: MILLISECONDS. Returns the count
+ * (D25), broadcasts (D32), imports, access audits (D34) and access-code batch jobs (D18). `graceMs`, `intervalMs`: MILLISECONDS. Returns the count
  * of each; throws only on store or queue errors.
  */
 export async function sweep(
@@ -34,6 +35,7 @@ export async function sweep(
   broadcasts: number;
   imports: number;
   audits: number;
+  accessCodeBatches: number;
 }> {
   const nowMs = runtime.clock.nowMs();
   const spacingMs = Math.max(graceMs, intervalMs);
@@ -63,7 +65,8 @@ export async function sweep(
   const broadcasts = await restartStalledBroadcasts(runtime, nowMs - graceMs);
   const imports = await restartStalledImports(runtime, nowMs - graceMs);
   const audits = await restartStalledAccessAudits(runtime, nowMs - graceMs);
-  return { requeued, fannedOut, messages, replays, broadcasts, imports, audits };
+  const accessCodeBatches = await restartStalledAccessCodeBatchJobs(runtime, nowMs - graceMs);
+  return { requeued, fannedOut, messages, replays, broadcasts, imports, audits, accessCodeBatches };
 }
 
 /**

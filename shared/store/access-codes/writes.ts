@@ -64,8 +64,9 @@ export function putPendingBatch(tx: Transaction, teamId: string, batch: AccessCo
 const ITEMS_PER_CODE = 3;
 
 /**
- * Adds the puts of `codes` of `batch` created at `now` (ISO 8601): per code its item (active, unused), its lookup
- * item (by digest) and its reference item, each conditional on being new.
+ * Adds the puts of `codes` of `batch` created at `now` (ISO 8601): per code its item (active, unused, with
+ * `code_sha256`, its lookup key, so a cleanup finds the lookup), its lookup item (by digest) and its reference item,
+ * each conditional on being new.
  */
 export function putCodes(
   tx: Transaction,
@@ -76,6 +77,7 @@ export function putCodes(
 ): void {
   const projectId = batch.project_id;
   for (const code of codes) {
+    const digest = codeDigest(code.code);
     const item: Item = {
       ...keys.accessCode(teamId, projectId, batch.id, code.id),
       entity: entity.accessCode,
@@ -85,6 +87,7 @@ export function putCodes(
       batch_id: batch.id,
       plan_id: batch.plan_id,
       code_suffix: codeSuffix(code.code),
+      code_sha256: digest,
       effect: batch.effect,
       access_days: batch.access_days,
       max_redemptions: batch.max_redemptions,
@@ -98,7 +101,7 @@ export function putCodes(
     tx.put(item, { condition: ITEM_ABSENT });
     tx.put(
       {
-        ...keys.accessCodeLookup(teamId, projectId, codeDigest(code.code)),
+        ...keys.accessCodeLookup(teamId, projectId, digest),
         entity: entity.accessCodeLookup,
         team_id: teamId,
         project_id: projectId,
