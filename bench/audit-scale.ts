@@ -227,8 +227,13 @@ export async function measureAuditAtScale(options: {
         stripeRequests: entry.stripeRequests + stripe.requests.length - stripeRequestsBefore,
       });
       if (++chunks === 1) secondAudit = await requestSecondAudit();
-      if (chunks % 100 === 0)
-        options.progress(`audit-scale: ${chunks} chunks in ${Math.round((performance.now() - started) / 1000)} s`);
+      if (chunks % 100 === 0) {
+        const longest = Math.max(...[...phases.values()].map((each) => each.longestChunkSeconds));
+        const elapsed = Math.round((performance.now() - started) / 1000);
+        options.progress(
+          `audit-scale: ${chunks} chunks (${phase}) in ${elapsed} s, longest ${longest.toFixed(2)} s, ${counting.requests()} DynamoDB requests`,
+        );
+      }
     }
     const seconds = (performance.now() - started) / 1000;
     const latest = await getLatestAccessAudit(runtime, principal, project.id, { limit: 50 });
