@@ -50,7 +50,7 @@ export const WORKER_TIMEOUT_SECONDS = 30;
 const PLANTED = ['access_without_payment', 'status_mismatch', 'paid_without_access'] as const;
 
 /** One phase of the audit at size. */
-export interface AuditScalePhase {
+interface AuditScalePhase {
   phase: string;
   chunks: number;
   seconds: number;
