@@ -283,7 +283,8 @@ export async function measureAuditAtScale(options: {
         await createAccessAudit(runtime, principal, project.id, {});
         return 'accepted';
       } catch (error) {
-        if (error instanceof ProblemError) return `${error.code}: ${error.message}`;
+        if (error instanceof ProblemError)
+          return error.message.startsWith(error.code) ? error.message : `${error.code}: ${error.message}`;
         throw error;
       }
     }
