@@ -48,6 +48,7 @@ import { measureFrontDoor } from './front-door.js';
 import { measureMetrics, type MetricsFigures } from './metrics.js';
 import { measureBroadcast, type BroadcastFigures } from './messages.js';
 import { measureImportAndAudit, type AuditFigures, type ImportFigures } from './audit.js';
+import { measureAuditAtScale, WORKER_TIMEOUT_SECONDS, type AuditScaleFigures } from './audit-scale.js';
 import { measureHookRefusals, type HookRefusalSeries } from './hook-refusals.js';
 import { startFakeStripeApi } from '../test/support/stripe-api.js';
 import {
@@ -112,6 +113,7 @@ const SIZES = {
     replayDeliveries: 10_000,
     broadcastRecipients: 2_000,
     importCustomers: 10_000,
+    auditSubscriptions: 100_000,
   },
   small: {
     calls: 200,
@@ -129,12 +131,25 @@ const SIZES = {
     replayDeliveries: 1_000,
     broadcastRecipients: 200,
     importCustomers: 300,
+    auditSubscriptions: 2_000,
   },
 } as const;
 const SCALE = benchScale();
 const SIZE = SIZES[SCALE];
 /** The parts to run (`BENCH_PARTS`, e.g. `subscribers,replay`; default all; the store's own figures always run). */
-const PARTS = benchParts(['calls', 'webhooks', 'replay', 'subscribers', 'metrics', 'messages', 'import', 'audit']);
+const PARTS = benchParts([
+  'calls',
+  'webhooks',
+  'replay',
+  'subscribers',
+  'metrics',
+  'messages',
+  'import',
+  'audit',
+  'audit-scale',
+]);
+// The audit at size takes a quarter of an hour: it runs only when named.
+if (!process.env.BENCH_PARTS?.trim()) PARTS.delete('audit-scale');
 
 const WARMUP_CALLS = 50;
 const MEASURED_CALLS = SIZE.calls;
@@ -677,6 +692,59 @@ function printImportAndAudit(importing: ImportFigures, audit: AuditFigures): voi
   );
 }
 
+function printAuditAtScale(audit: AuditScaleFigures): void {
+  out(
+    `\n7b. An access audit at size (${audit.subscriptions.toLocaleString('en-US')} subscriptions seeded through the store adapters, one queue message at a time)\n`,
+  );
+  out(
+    formatTable(
+      [
+        'Stripe subs',
+        'our subs',
+        'seed s',
+        'audit s',
+        'chunks',
+        'longest chunk s',
+        `of ${WORKER_TIMEOUT_SECONDS} s timeout`,
+        'DynamoDB req / sub',
+        'Stripe req / sub',
+      ],
+      [
+        [
+          audit.stripeSubscriptions.toLocaleString('en-US'),
+          audit.subscriptions.toLocaleString('en-US'),
+          round(audit.seedSeconds, 1),
+          round(audit.seconds, 1),
+          audit.chunks,
+          round(audit.longestChunkSeconds, 2),
+          `${round(audit.longestChunkShare * 100, 1)} %`,
+          round(audit.dynamoDbPerSubscription, 3),
+          round(audit.stripePerSubscription, 4),
+        ],
+      ],
+    ),
+  );
+  out(
+    formatTable(
+      ['phase', 'chunks', 'seconds', 'longest chunk s', 'DynamoDB requests', 'Stripe requests'],
+      audit.phases.map((phase) => [
+        phase.phase,
+        phase.chunks,
+        round(phase.seconds, 1),
+        round(phase.longestChunkSeconds, 2),
+        phase.dynamoDbRequests.toLocaleString('en-US'),
+        phase.stripeRequests,
+      ]),
+    ),
+  );
+  out(
+    `findings: ${Object.entries(audit.findings)
+      .map(([kind, count]) => `${kind} ${count}`)
+      .join(', ')} (planted ${audit.planted}; all found: ${audit.allFound ? 'yes' : 'NO'})`,
+  );
+  out(`a second audit requested while it ran: ${audit.secondAudit}`);
+}
+
 function printRenewals(renewals: RenewalFigures): void {
   const bound = renewals.ceiling.updatesPerSecond / renewals.requestsPerTransition;
   out(
@@ -963,6 +1031,20 @@ async function main(): Promise<void> {
       failures.push(`access audit: ${imported.audit.findings} findings, expected the 2 drifts made`);
     printImportAndAudit(imported.importing, imported.audit);
   }
+  let auditScale: AuditScaleFigures | null = null;
+  if (PARTS.has('audit-scale')) {
+    const subscriptions = Number(process.env.BENCH_AUDIT_SUBSCRIPTIONS ?? SIZE.auditSubscriptions);
+    auditScale = await measureAuditAtScale({ store: service.store, subscriptions, progress });
+    if (!auditScale.allFound)
+      failures.push(
+        `access audit at size: findings ${JSON.stringify(auditScale.findings)}, expected the planted drifts`,
+      );
+    if (!auditScale.secondAudit.startsWith('CONFLICT'))
+      failures.push(`access audit at size: a second audit while one ran was ${auditScale.secondAudit}`);
+    if (auditScale.longestChunkShare > 1 / 3)
+      failures.push(`access audit at size: a chunk took ${round(auditScale.longestChunkSeconds, 1)} s`);
+    printAuditAtScale(auditScale);
+  }
 
   // 2. Webhook drain over 1, 10 and 100 endpoints, each beside the raw HTTPS ceiling.
   const drainRows: DrainRow[] = [];
@@ -1225,6 +1307,21 @@ async function main(): Promise<void> {
         stripe_requests: imported.audit.stripeRequests,
         ddb_per_stripe_subscription: round(imported.audit.dynamoDbPerStripeSubscription, 2),
         stripe_per_stripe_subscription: round(imported.audit.stripePerStripeSubscription, 3),
+      },
+      audit_scale: auditScale && {
+        subscriptions: auditScale.subscriptions,
+        stripe_subscriptions: auditScale.stripeSubscriptions,
+        seed_seconds: round(auditScale.seedSeconds, 1),
+        seconds: round(auditScale.seconds, 1),
+        chunks: auditScale.chunks,
+        longest_chunk_seconds: round(auditScale.longestChunkSeconds, 3),
+        ddb_requests: auditScale.dynamoDbRequests,
+        stripe_requests: auditScale.stripeRequests,
+        ddb_per_subscription: round(auditScale.dynamoDbPerSubscription, 3),
+        stripe_per_subscription: round(auditScale.stripePerSubscription, 4),
+        findings: auditScale.findings,
+        all_found: auditScale.allFound,
+        second_audit: auditScale.secondAudit,
       },
       checks_failed: failures,
     }),

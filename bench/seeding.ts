@@ -116,9 +116,13 @@ function addedPlaceholders(update: RecordedUpdate): string[] | null {
  * once with its increment placeholder (`:one` or `:delta`, value 1) set to `n`, its condition kept; an
  * unconditional update adding numbers only (`ADD #a :a, …`, e.g. the metrics counters) is sent once per
  * (item, expression, other values) with its added values summed. Any other update is sent as recorded.
- * Returns the number of UpdateItem requests sent.
+ * `concurrency` requests at a time (default one after the other). Returns the number of UpdateItem requests sent.
  */
-export async function applyFoldedUpdates(store: Store, updates: readonly RecordedUpdate[]): Promise<number> {
+export async function applyFoldedUpdates(
+  store: Store,
+  updates: readonly RecordedUpdate[],
+  concurrency = 1,
+): Promise<number> {
   const folded = new Map<string, { update: RecordedUpdate; count: number }>();
   const summed = new Map<string, RecordedUpdate>();
   const singles: RecordedUpdate[] = [];
@@ -152,7 +156,8 @@ export async function applyFoldedUpdates(store: Store, updates: readonly Recorde
     ...summed.values(),
     ...singles,
   ];
-  for (const update of requests) {
+  await runPool(requests.length, concurrency, async (index) => {
+    const update = requests[index];
     await store.update({
       table: update.table,
       Key: update.key,
@@ -161,7 +166,7 @@ export async function applyFoldedUpdates(store: Store, updates: readonly Recorde
       ...(update.names && Object.keys(update.names).length ? { ExpressionAttributeNames: update.names } : {}),
       ...(update.values && Object.keys(update.values).length ? { ExpressionAttributeValues: update.values } : {}),
     });
-  }
+  });
   return requests.length;
 }
 

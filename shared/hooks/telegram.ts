@@ -185,8 +185,8 @@ function groupSender(message: z.infer<typeof Message> | undefined): z.infer<type
 
 /**
  * Records the sender of a message in a linked group as joined (with `member.joined`) unless the bot holds them as
- * joined already: a known sender costs one read of their platform-user claim and one of their member, and the receipt
- * is not needed (recording a member twice changes nothing). A member held as `left` or `kicked` who writes after that
+ * joined already: a known sender costs one read, of their platform-user claim (which keeps the member's status), and the
+ * receipt is not needed (recording a member twice changes nothing). A member held as `left` or `kicked` who writes after that
  * (the message's `date`) is in the chat again: recorded as joined (one conditional update with its event, `joined_at`
  * now). Other status changes arrive through `chat_member` updates.
  */
@@ -199,9 +199,13 @@ async function recordSeenSender(
 ): Promise<void> {
   const platformUserId = String(sender.id);
   const chatId = message.chat.id;
-  const memberId = (await readPlatformUserClaim(runtime.store, teamId, projectId, platformUserId))?.member_id;
-  if (memberId) {
-    const member = await readMemberStatus(runtime.store, teamId, projectId, memberId);
+  const claim = await readPlatformUserClaim(runtime.store, teamId, projectId, platformUserId);
+  if (claim?.member_id) {
+    // The claim's status copy; a claim written before the copy was kept costs a read of the member.
+    const member =
+      claim.member_status && claim.member_status_changed_at
+        ? { status: claim.member_status, status_changed_at: claim.member_status_changed_at }
+        : await readMemberStatus(runtime.store, teamId, projectId, claim.member_id);
     const gone = member?.status === 'left' || member?.status === 'kicked';
     // A message sent before they left (delivered late) does not bring them back.
     if (!gone || (message.date ?? Infinity) * 1000 <= Date.parse(member.status_changed_at)) return;

@@ -1,5 +1,10 @@
 import { isoTime } from '../clock.js';
-import { countAttribute, parseStoredImport, type StoredImport } from '../domain/imports/record.js';
+import {
+  countAttribute,
+  IGNORED_ITEMS_ATTRIBUTE,
+  parseStoredImport,
+  type StoredImport,
+} from '../domain/imports/record.js';
 import type { ImportKind, ImportOutcome, ImportSkip } from '../domain/imports/schema.js';
 import { conditionally, ITEM_ABSENT } from './expressions.js';
 import { pageStalled, runningSortKey, type StalledPage, failedJobUpdate } from './running-jobs.js';
@@ -22,9 +27,10 @@ function jobKey(job: Pick<StoredImport, 'team_id' | 'project_id' | 'id'>): Key {
   return keys.importJob(job.team_id, job.project_id, job.id);
 }
 
-/** What one page adds to its job: counts by kind and outcome, and skipped objects to list. */
+/** What one page adds to its job: counts by kind and outcome, ignored subscription items, and skipped objects to list. */
 export interface ImportPageResult {
   counts: Partial<Record<ImportKind, Partial<Record<ImportOutcome, number>>>>;
+  ignoredItems: number;
   skipped: ImportSkip[];
 }
 
@@ -120,6 +126,11 @@ export const importStore = {
         values[`:${name}`] = count;
         adds.push(`#${name} :${name}`);
       }
+    if (result.ignoredItems) {
+      Object.assign(names, { '#ignored': IGNORED_ITEMS_ATTRIBUTE });
+      values[':ignored'] = result.ignoredItems;
+      adds.push('#ignored :ignored');
+    }
     const sets = ['updated_at = :now', 'pages = :next_page', '#skipped = list_append(#skipped, :skips)'];
     const removes: string[] = [];
     if (next) {

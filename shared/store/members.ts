@@ -4,6 +4,7 @@ import {
   INVITE_LINK_REVOCATIONS_ATTRIBUTE,
   parseStoredMemberRef,
   parseStoredPlatformUserClaim,
+  type StoredPlatformUserClaim,
 } from '../domain/members/record.js';
 import { Member, type MemberPlatformError } from '../domain/members/schema.js';
 import { parseStoredSubscriberMember } from '../domain/subscribers/record.js';
@@ -131,15 +132,38 @@ export async function listMembersOfProject<T>(
   return found ? page : null;
 }
 
-/** Reads the claim of `platformUserId` in a project (strongly consistent); undefined when nobody holds it. */
+/**
+ * Reads the claim of `platformUserId` in a project (strongly consistent); undefined when nobody holds it. With its
+ * member, it carries the member's status copy ({@link claimStatusCopy}; absent on claims written before it was kept).
+ */
 export async function readPlatformUserClaim(
   store: Store,
   teamId: string,
   projectId: string,
   platformUserId: string,
-): Promise<{ subscriber_id?: string; member_id?: string } | undefined> {
+): Promise<StoredPlatformUserClaim | undefined> {
   const claim = await store.get(platformUserKey(teamId, projectId, platformUserId));
   return claim ? parseStoredPlatformUserClaim(claim) : undefined;
+}
+
+/**
+ * The SET clause and values of the member's status copy on its platform-user claim: `member_status`,
+ * `member_status_changed_at` and `member_revision` (the member's revision that status was written at), written in the
+ * transaction of every status change so a known sender costs the Telegram hook one read (DESIGN D34).
+ */
+export function claimStatusCopy(
+  member: Pick<Member, 'status' | 'status_changed_at'>,
+  revision: number,
+): { clause: string; values: Record<string, unknown> } {
+  return {
+    clause:
+      'member_status = :member_status, member_status_changed_at = :member_status_changed_at, member_revision = :member_revision',
+    values: {
+      ':member_status': member.status,
+      ':member_status_changed_at': member.status_changed_at,
+      ':member_revision': revision,
+    },
+  };
 }
 
 /** Adds the creation of a new member (revision 0) and its reference item, both conditional on absence. */
@@ -152,9 +176,20 @@ export function putNewMember(tx: Transaction, teamId: string, member: Member): v
   );
 }
 
-/** Adds the update of a member's mutable fields to `next` (revision + 1), conditional on the revision of `read`. */
+/**
+ * Adds the update of a member's mutable fields to `next` (revision + 1), conditional on the revision of `read`; a
+ * status change also updates the status copy on the member's platform-user claim (conditional on naming the member).
+ */
 export function writeMemberChange(tx: Transaction, teamId: string, read: Item, next: Member): void {
   const revision = revisionCondition(read);
+  if (read.status !== next.status) {
+    const copy = claimStatusCopy(next, Number(read.revision ?? 0) + 1);
+    tx.update(platformUserKey(teamId, next.project_id, next.platform_user_id), {
+      expression: `SET ${copy.clause}`,
+      condition: 'member_id = :member',
+      values: { ...copy.values, ':member': next.id },
+    });
+  }
   const fields = [
     'username',
     'display_name',
@@ -275,21 +310,24 @@ export function linkMemberToSubscriber(
 }
 
 /**
- * Adds the claim of `platformUserId` by a new member: with `subscriberId` on a claim that subscriber holds
- * without a member (`invited`: on a claim nobody holds, naming the subscriber too), without on a claim nobody holds.
+ * Adds the claim of `platformUserId` by a new member (revision 0, with its status copy): with `subscriberId` on a claim
+ * that subscriber holds without a member (`invited`: on a claim nobody holds, naming the subscriber too), without on a
+ * claim nobody holds.
  */
 export function claimPlatformUser(
   tx: Transaction,
   teamId: string,
-  projectId: string,
-  platformUserId: string,
-  claim: { memberId: string; subscriberId: string | null; invited: boolean },
+  member: Pick<Member, 'id' | 'project_id' | 'platform_user_id' | 'status' | 'status_changed_at'>,
+  claim: { subscriberId: string | null; invited: boolean },
 ): void {
-  const values = { ':member': claim.memberId, ':entity': entity.platformUser, ':project': projectId };
+  const { project_id: projectId, platform_user_id: platformUserId } = member;
+  const copy = claimStatusCopy(member, 0);
+  const values = { ':member': member.id, ':entity': entity.platformUser, ':project': projectId, ...copy.values };
+  const set = `SET member_id = :member, #entity = :entity, project_id = :project, ${copy.clause}`;
   const free = 'attribute_not_exists(subscriber_id) AND attribute_not_exists(member_id)';
   if (claim.invited && claim.subscriberId) {
     tx.update(platformUserKey(teamId, projectId, platformUserId), {
-      expression: 'SET subscriber_id = :subscriber, member_id = :member, #entity = :entity, project_id = :project',
+      expression: `${set}, subscriber_id = :subscriber`,
       condition: free,
       names: { '#entity': 'entity' },
       values: { ':subscriber': claim.subscriberId, ...values },
@@ -297,7 +335,7 @@ export function claimPlatformUser(
     return;
   }
   tx.update(platformUserKey(teamId, projectId, platformUserId), {
-    expression: 'SET member_id = :member, #entity = :entity, project_id = :project',
+    expression: set,
     condition: claim.subscriberId ? 'subscriber_id = :subscriber AND attribute_not_exists(member_id)' : free,
     names: { '#entity': 'entity' },
     values: { ...values, ...(claim.subscriberId ? { ':subscriber': claim.subscriberId } : {}) },

@@ -5,6 +5,7 @@ import {
   parseStoredSubscriberRef,
   subscriberAccessAttribute,
 } from '../domain/subscribers/record.js';
+import type { Member } from '../domain/members/schema.js';
 import type { Subscriber, SubscriberStatus } from '../domain/subscribers/schema.js';
 import { ITEM_ABSENT_CONDITION, existsAtRevisionOf, setFields, type Condition } from './expressions.js';
 import { entity, keys, sortKeyPrefix } from './keys.js';
@@ -13,6 +14,7 @@ import { revisionOf } from './records.js';
 import type { Item } from './requests.js';
 import type { Store } from './store.js';
 import type { Transaction } from './unit-of-work.js';
+import { claimStatusCopy } from './members.js';
 
 /**
  * The subscriber store (DESIGN D10, D14, D17): a subscriber item per subscriber in its project's partition
@@ -321,21 +323,20 @@ export const subscriberStore = {
   },
 
   /**
-   * Adds to `tx` naming member `memberId` on the claim `subscriberId` holds, conditional on the claim having no member
-   * yet.
+   * Adds to `tx` naming a new member (revision 0, with its status copy) on the claim `subscriberId` holds, conditional
+   * on the claim having no member yet.
    */
   setClaimMember(
     tx: Transaction,
     teamId: string,
-    projectId: string,
-    platformUserId: string,
     subscriberId: string,
-    memberId: string,
+    member: Pick<Member, 'id' | 'project_id' | 'platform_user_id' | 'status' | 'status_changed_at'>,
   ): void {
-    tx.update(platformUserKey(teamId, projectId, platformUserId), {
-      expression: 'SET member_id = :member',
+    const copy = claimStatusCopy(member, 0);
+    tx.update(platformUserKey(teamId, member.project_id, member.platform_user_id), {
+      expression: `SET member_id = :member, ${copy.clause}`,
       condition: 'subscriber_id = :subscriber AND attribute_not_exists(member_id)',
-      values: { ':member': memberId, ':subscriber': subscriberId },
+      values: { ':member': member.id, ':subscriber': subscriberId, ...copy.values },
     });
   },
 };

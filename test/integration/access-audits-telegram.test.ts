@@ -7,6 +7,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { processAccessAuditPage } from '../../shared/domain/access-audits/worker.js';
+import { platformUserKey } from '../../shared/store/members.js';
+import { countingStore } from '../support/store.js';
 import {
   CHAT_ID,
   botCalls,
@@ -19,6 +21,7 @@ import {
   runtime,
   setUp,
   takeUpdateId,
+  team,
   telegram,
   types,
   useTelegramFixture,
@@ -132,6 +135,44 @@ describe('access audits: Telegram', () => {
     });
     // Joined already: writing again records nothing.
     await deliver(message(user(95), 'again', CHAT_ID, { date: nowSeconds() }), secret);
+    expect(await newEvents()).toEqual([]);
+  });
+
+  it('reads only the platform-user claim for a known sender’s message, whatever their status', async () => {
+    const { secret } = await setUp();
+    const nowSeconds = () => Math.floor(clock.nowMs() / 1000);
+    const counting = countingStore(runtime.store);
+    const store = runtime.store;
+    const claimKey = platformUserKey(team.team.id, projectId, '96');
+    /** The DynamoDB requests of delivering `update`, after the credential's (the same for any update). */
+    const requestsOf = async (update: Record<string, unknown>) => {
+      runtime.store = counting.store;
+      counting.reset();
+      try {
+        expect((await deliver(update, secret)).status).toBe(200);
+      } finally {
+        runtime.store = store;
+      }
+      const sent = counting.sent();
+      const claimRead = sent.findIndex((request) => JSON.stringify(request.input.Key) === JSON.stringify(claimKey));
+      expect(claimRead).toBeGreaterThanOrEqual(0);
+      return sent.slice(claimRead).map((request) => request.command);
+    };
+    await deliver(message(user(96), 'hello'), secret);
+    expect(await requestsOf(message(user(96), 'again', CHAT_ID, { date: nowSeconds() }))).toEqual(['GetCommand']);
+
+    await deliver(chatMember(96, 'member', 'left'), secret);
+    clock.advance(60_000);
+    // Held as left: a message sent before that reads the claim alone; one sent after makes them joined.
+    expect(await requestsOf(message(user(96), 'late', CHAT_ID, { date: nowSeconds() - 120 }))).toEqual(['GetCommand']);
+    await newEvents();
+    await deliver(message(user(96), 'back', CHAT_ID, { date: nowSeconds() }), secret);
+    expect(types(await newEvents())).toEqual(['member.joined']);
+    expect(await requestsOf(message(user(96), 'again', CHAT_ID, { date: nowSeconds() }))).toEqual(['GetCommand']);
+
+    await deliver(chatMember(96, 'member', 'kicked'), secret);
+    expect(types(await newEvents())).toEqual(['member.banned']);
+    expect(await requestsOf(message(user(96), 'banned', CHAT_ID, { date: nowSeconds() + 60 }))).toEqual(['GetCommand']);
     expect(await newEvents()).toEqual([]);
   });
 });

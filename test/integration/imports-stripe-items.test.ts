@@ -78,6 +78,33 @@ describe('importing inactive Stripe prices', () => {
     expect((await ok('GET', `/v1/projects/${projectId}/plans`)).data).toHaveLength(4);
     expect(stripeApi.requests.filter((request) => request.method !== 'GET')).toEqual([]);
   });
+
+  it('makes no plan of an archived price whose only subscription has an active plan item: that item’s plan it joins', async () => {
+    const archived = addPrice('price_archived', { active: false, unit_amount: 900 });
+    const monthly = stripeApi.prices.get(seeded.prices[0])!;
+    addSubscription('sub_archived_and_monthly', [archived, monthly]);
+
+    for (const dryRun of [true, false]) {
+      const job = await runImport({ dry_run: dryRun });
+      expect(job.counts.plans).toEqual({ ...zero, created: 3, skipped: 2 });
+      expect(job.skipped).toContainEqual({
+        kind: 'plans',
+        stripe_id: 'price_archived',
+        reason: expect.stringMatching(/^price_inactive: /),
+      });
+      expect(job.counts.subscriptions).toMatchObject({ created: SEEDED_IMPORTED + 1 });
+      expect(job.counts.subscription_items).toEqual({ ignored: 1 });
+      expect(job.skipped).toContainEqual({
+        kind: 'subscriptions',
+        stripe_id: 'si_sub_archived_and_monthly_0',
+        reason: expect.stringMatching(/^item of sub_archived_and_monthly ignored: price price_archived has no plan/),
+      });
+    }
+    const plans = (await ok('GET', `/v1/projects/${projectId}/plans`)).data as Record<string, unknown>[];
+    expect(plans.find((plan) => plan.provider_price_id === 'price_archived')).toBeUndefined();
+    const monthlyPlan = plans.find((plan) => plan.provider_price_id === monthly.id)!;
+    expect(await linkedSubscription('sub_archived_and_monthly')).toMatchObject({ plan_id: monthlyPlan.id });
+  });
 });
 
 describe('importing Stripe subscriptions of several items', () => {
@@ -96,6 +123,7 @@ describe('importing Stripe subscriptions of several items', () => {
       created: SEEDED_IMPORTED + 1,
       skipped: CUSTOMERS - SEEDED_IMPORTED + 1,
     });
+    expect(dry.counts.subscription_items).toEqual({ ignored: 1 });
     expect(dry.skipped).toContainEqual({
       kind: 'subscriptions',
       stripe_id: 'si_sub_addon_0',
@@ -109,6 +137,7 @@ describe('importing Stripe subscriptions of several items', () => {
 
     const real = await runImport();
     expect(real.counts.subscriptions).toEqual(dry.counts.subscriptions);
+    expect(real.counts.subscription_items).toEqual({ ignored: 1 });
     const plans = (await ok('GET', `/v1/projects/${projectId}/plans`)).data as Record<string, unknown>[];
     const monthlyPlan = plans.find((plan) => plan.provider_price_id === monthly.id)!;
     expect(await linkedSubscription('sub_addon')).toMatchObject({ status: 'active', plan_id: monthlyPlan.id });

@@ -43,6 +43,7 @@ describe('POST /v1/projects/{id}/imports (source stripe)', () => {
       plans: { ...zero, created: 3, skipped: 1 },
       subscribers: { ...zero, created: CUSTOMERS },
       subscriptions: { ...zero, created: importedCount, skipped: CUSTOMERS - importedCount },
+      subscription_items: { ignored: 0 },
     });
     expect(job.skipped).toHaveLength(50);
     expect(job.skipped[0]).toMatchObject({ kind: 'plans', stripe_id: seeded.oneTimePrice });
@@ -60,6 +61,7 @@ describe('POST /v1/projects/{id}/imports (source stripe)', () => {
       plans: { ...zero, created: 3, skipped: 1 },
       subscribers: { ...zero, created: CUSTOMERS },
       subscriptions: { ...zero, created: importedCount, skipped: CUSTOMERS - importedCount },
+      subscription_items: { ignored: 0 },
     });
     const plans = (await ok('GET', `/v1/projects/${projectId}/plans`)).data;
     expect(plans.map((plan: { provider_price_id: string }) => plan.provider_price_id).sort()).toEqual(
@@ -100,6 +102,7 @@ describe('POST /v1/projects/{id}/imports (source stripe)', () => {
       plans: { ...zero, unchanged: 3, skipped: 1 },
       subscribers: { ...zero, unchanged: CUSTOMERS },
       subscriptions: { ...zero, unchanged: importedCount, skipped: CUSTOMERS - importedCount },
+      subscription_items: { ignored: 0 },
     });
     expect((await events.next()).filter((event) => event.type.startsWith('subscription.'))).toEqual([]);
 

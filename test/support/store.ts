@@ -47,26 +47,39 @@ export async function createTestStore(): Promise<Store> {
   return store;
 }
 
+/** One DynamoDB request a {@link countingStore} sent: the command's name (`GetCommand`, …) and its input. */
+export interface SentRequest {
+  command: string;
+  input: Record<string, unknown>;
+}
+
 /**
  * A store over the same tables as `store` that counts the DynamoDB requests sent through it (one per
- * `send`: how many reads a use case makes is behaviour a test may assert, unlike its timing).
+ * `send`: how many reads a use case makes is behaviour a test may assert, unlike its timing); `sent()` lists them.
  */
-export function countingStore(store: Store): { store: Store; requests(): number; reset(): void } {
-  let requests = 0;
+export function countingStore(store: Store): {
+  store: Store;
+  requests(): number;
+  sent(): SentRequest[];
+  reset(): void;
+} {
+  let sent: SentRequest[] = [];
   const document = new Proxy(store.document, {
     get(target, property, receiver) {
       if (property !== 'send') return Reflect.get(target, property, receiver);
       return (...args: unknown[]) => {
-        requests += 1;
+        const command = args[0] as { constructor: { name: string }; input: Record<string, unknown> };
+        sent.push({ command: command.constructor.name, input: command.input });
         return (target.send as (...args: unknown[]) => Promise<unknown>).apply(target, args);
       };
     },
   });
   return {
     store: createStore({ document, tableName: store.tableName, deadLetterTableName: store.deadLetterTableName }),
-    requests: () => requests,
+    requests: () => sent.length,
+    sent: () => sent,
     reset: () => {
-      requests = 0;
+      sent = [];
     },
   };
 }

@@ -77,7 +77,7 @@ async function importFromStripe(
   const read = await stripeSubscriptionOf(runtime, finding);
   if (!read.ok) return read;
   const plans = await plansOf(runtime, principal, project.id);
-  const result: ImportPageResult = { counts: {}, skipped: [] };
+  const result: ImportPageResult = { counts: {}, ignoredItems: 0, skipped: [] };
   await importSubscription(
     {
       runtime,

@@ -199,16 +199,20 @@ export async function importSubscription(
   const link = context.links ? null : await readProviderSubscriptionLink(runtime.store, teamId, project.id, STRIPE, id);
   const linkedId = context.links ? context.links.subscriptions.get(id) : link && String(link.subscription_id);
   if (linkedId) return updateLinked(context, stripeSubscription, linkedId);
-  // A dry run created no plan: a price that makes one (inactive ones too, as this subscription uses them) counts.
-  const planItem = planItemOf(
-    stripeSubscription,
-    (price) => planFor(context, price.id) !== undefined || (job.dry_run && !('skip' in planOfPrice(price))),
-  );
+  // A dry run created no plan: an active price that makes one counts, and an archived one when it is the only item
+  // with a plan (the subscription uses it, as the prices page decides for real).
+  const makesPlan = (price: Stripe.Price, archived: boolean) =>
+    planFor(context, price.id) !== undefined ||
+    (job.dry_run && (archived || !isInactivePrice(price)) && !('skip' in planOfPrice(price)));
+  let planItem = planItemOf(stripeSubscription, (price) => makesPlan(price, false));
+  if (job.dry_run && 'skip' in planItem && planItem.skip.startsWith('no_plan'))
+    planItem = planItemOf(stripeSubscription, (price) => makesPlan(price, true));
   const item = 'skip' in planItem ? stripeSubscription.items.data[0] : planItem.item;
   const state = stateOfSubscription(stripeSubscription, item);
   if ('skip' in state) return tally(context, 'subscriptions', 'skipped', id, state.skip);
   if ('skip' in planItem) return tally(context, 'subscriptions', 'skipped', id, planItem.skip);
   const ignoreItems = () => {
+    context.result.ignoredItems += planItem.ignored.length;
     for (const { item, reason } of planItem.ignored)
       context.result.skipped.push({
         kind: 'subscriptions',

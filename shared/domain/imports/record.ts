@@ -20,6 +20,9 @@ const countShape = Object.fromEntries(
   IMPORT_KINDS.flatMap((kind) => IMPORT_OUTCOMES.map((outcome) => [countAttribute(kind, outcome), z.number()])),
 );
 
+/** The attribute counting the ignored items of imported subscriptions (grown by ADD; absent on older jobs: 0). */
+export const IGNORED_ITEMS_ATTRIBUTE = 'subscription_items_ignored';
+
 /**
  * An import job as stored (`keys.importJob`, DESIGN D34, D14): the public fields with the counts as top-level numbers,
  * its team, the plan mapping, the phase (`kind`) and Stripe cursor of the next page, and the pages done (the guard of
@@ -41,6 +44,7 @@ const StoredImportRecord = z.object({
   updated_at: z.string(),
   completed_at: z.nullable(z.string()),
   ...countShape,
+  [IGNORED_ITEMS_ATTRIBUTE]: z.optional(z.number()),
 });
 
 /** An import job as stored (see {@link StoredImportRecord}); counts are read with {@link countAttribute}. */
@@ -51,7 +55,7 @@ export const parseStoredImport = recordParser(entity.importJob, StoredImportReco
 
 /** Zero for every count attribute (a new job's). */
 export function zeroCounts(): Record<string, number> {
-  return Object.fromEntries(Object.keys(countShape).map((name) => [name, 0]));
+  return Object.fromEntries([...Object.keys(countShape), IGNORED_ITEMS_ATTRIBUTE].map((name) => [name, 0]));
 }
 
 /** The public view of a stored job. */
@@ -68,6 +72,7 @@ export function publicImport(job: StoredImport): Import {
       plans: counts('plans'),
       subscribers: counts('subscribers'),
       subscriptions: counts('subscriptions'),
+      subscription_items: { ignored: Number(job[IGNORED_ITEMS_ATTRIBUTE] ?? 0) },
     } as Import['counts'],
     skipped: job.skipped,
     cursor: job.kind ? { kind: job.kind, starting_after: job.starting_after } : null,

@@ -74,7 +74,18 @@ export const Import = z
     dry_run: z.boolean(),
     status: z.enum(IMPORT_STATUSES),
     counts: z
-      .object({ plans: KindCounts, subscribers: KindCounts, subscriptions: KindCounts })
+      .object({
+        plans: KindCounts,
+        subscribers: KindCounts,
+        subscriptions: KindCounts,
+        subscription_items: z.object({
+          ignored: Count.check(
+            z.describe(
+              'Items of imported subscriptions left out because their price has no plan (e.g. metered add-ons); each is listed in `skipped` while the list has room.',
+            ),
+          ),
+        }),
+      })
       .check(z.describe('Progress per kind (in a dry run: what would happen); read it again while running.')),
     skipped: z
       .array(ImportSkip)

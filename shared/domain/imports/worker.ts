@@ -10,7 +10,7 @@ import { STRIPE } from '../payments/stripe-event-context.js';
 import { listPlans } from '../plans/repository.js';
 import type { Plan } from '../plans/schema.js';
 import { loadProject, toProject } from '../projects/repository.js';
-import { isInactivePrice, stateOfSubscription } from './mapping.js';
+import { isInactivePrice, planItemOf, planOfPrice, stateOfSubscription } from './mapping.js';
 import { importCustomer, importPrice, importSubscription, type ImportContext } from './objects.js';
 import { IMPORT_KINDS, MAX_LISTED_SKIPS, type ImportKind } from './schema.js';
 
@@ -56,28 +56,35 @@ export async function plansOf(runtime: Runtime, principal: Principal, projectId:
 }
 
 /**
- * The inactive prices of a page of prices, without a plan yet, that a subscription to import (not ended, started) uses:
- * one Stripe list of each one's subscriptions. Throws {@link ImportPageRetry} (Stripe busy or unreachable) or an
- * Error (refused), so the queue tries the page again.
+ * The inactive prices of a page of prices, without a plan yet, that a subscription the import will bring on that price
+ * uses: not ended, started, and with that price as its one plan item (another item's price having a plan already, or
+ * making one as an active price, makes it `multiple_plans`). One Stripe list of each one's subscriptions. Throws
+ * {@link ImportPageRetry} (Stripe busy or unreachable) or an Error (refused), so the queue tries the page again.
  */
 async function inactivePricesInUse(
   runtime: Runtime,
   job: { team_id: string; project_id: string; plan_mapping: Record<string, string> },
   prices: Stripe.Price[],
-  plansByPrice: Map<string, Plan>,
+  plans: Awaited<ReturnType<typeof plansOf>>,
 ): Promise<Set<string>> {
   const used = new Set<string>();
   const candidates = prices.filter(
-    (price) => isInactivePrice(price) && !plansByPrice.has(price.id) && !job.plan_mapping[price.id],
+    (price) => isInactivePrice(price) && !plans.byPrice.has(price.id) && !job.plan_mapping[price.id],
   );
   if (candidates.length === 0) return used;
   const read = stripePriceUseReader({ store: runtime.store, settings: () => integrationsOf(runtime) });
-  const imported = (subscription: Stripe.Subscription) => {
-    const state = stateOfSubscription(subscription, subscription.items.data[0]);
-    return !('skip' in state);
+  const hasPlan = (price: Stripe.Price) => {
+    const mapped = job.plan_mapping[price.id];
+    if (mapped) return plans.byId.has(mapped);
+    return plans.byPrice.has(price.id) || (!isInactivePrice(price) && !('skip' in planOfPrice(price)));
+  };
+  const importedOn = (priceId: string) => (subscription: Stripe.Subscription) => {
+    const planItem = planItemOf(subscription, (price) => price.id === priceId || hasPlan(price));
+    if ('skip' in planItem || planItem.item.price.id !== priceId) return false;
+    return !('skip' in stateOfSubscription(subscription, planItem.item));
   };
   for (const price of candidates) {
-    const answer = await read(job, price.id, imported);
+    const answer = await read(job, price.id, importedOn(price.id));
     if (!answer.ok) throw answer.retryable ? new ImportPageRetry(answer.reason) : new Error(answer.reason);
     if (answer.used) used.add(price.id);
   }
@@ -128,7 +135,7 @@ export async function processImportPage(runtime: Runtime, message: ImportPageMes
   }
   const project = toProject(await loadProject(runtime.store, principal, job.project_id));
   const plans = await plansOf(runtime, principal, job.project_id);
-  const result: ImportPageResult = { counts: {}, skipped: [] };
+  const result: ImportPageResult = { counts: {}, ignoredItems: 0, skipped: [] };
   const context: ImportContext = {
     runtime,
     principal,
@@ -137,9 +144,7 @@ export async function processImportPage(runtime: Runtime, message: ImportPageMes
     plansByPrice: plans.byPrice,
     mappedPlans: plans.byId,
     inactivePricesInUse:
-      kind === 'plans'
-        ? await inactivePricesInUse(runtime, job, page.data as Stripe.Price[], plans.byPrice)
-        : undefined,
+      kind === 'plans' ? await inactivePricesInUse(runtime, job, page.data as Stripe.Price[], plans) : undefined,
     links: kind === 'plans' ? undefined : await pageLinks(runtime, job, kind, page.data),
     result,
   };

@@ -115,19 +115,11 @@ export async function recordPlatformMembership(
               nowIso,
             });
             writeSubscriberAccess(tx, teamId, projectId, subscriber!.id, { member_id: member.id });
-            claimPlatformUser(tx, teamId, projectId, platformUserId, {
-              memberId: member.id,
-              subscriberId: subscriber!.id,
-              invited: true,
-            });
+            claimPlatformUser(tx, teamId, member, { subscriberId: subscriber!.id, invited: true });
             tx.emit({ type: 'member.joined', projectId, data: { member, subscriber: linkedSubscriber } });
             return;
           }
-          claimPlatformUser(tx, teamId, projectId, platformUserId, {
-            memberId: member.id,
-            subscriberId: subscriber?.id ?? null,
-            invited: false,
-          });
+          claimPlatformUser(tx, teamId, member, { subscriberId: subscriber?.id ?? null, invited: false });
           if (subscriber) {
             // Bumps the subscriber's revision: a concurrent update, ban or unban reads again.
             linkMemberToSubscriber(tx, teamId, projectId, subscriber.id, member.id);

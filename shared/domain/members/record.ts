@@ -68,12 +68,17 @@ export const parseStoredMemberRef = recordParser(entity.memberRef, StoredMemberR
 
 /**
  * A platform-user claim as stored (`platformUserKey`): who holds the platform user id in a project (each absent: nobody
- * yet).
+ * yet), and with a member its status copy (`claimStatusCopy`; absent on claims written before it was kept).
  */
 const StoredPlatformUserClaim = z.object({
   subscriber_id: z.optional(Member.shape.id),
   member_id: z.optional(Member.shape.id),
+  member_status: z.optional(Member.shape.status),
+  member_status_changed_at: z.optional(Member.shape.status_changed_at),
+  member_revision: z.optional(z.number()),
 });
+/** A platform-user claim as stored. */
+export type StoredPlatformUserClaim = z.infer<typeof StoredPlatformUserClaim>;
 
 /** Parses a platform-user claim (throws StoredRecordError naming its key when it does not match). */
 export const parseStoredPlatformUserClaim = recordParser(entity.platformUser, StoredPlatformUserClaim);

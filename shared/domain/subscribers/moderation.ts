@@ -117,14 +117,7 @@ function write(
   }
   if (decision.member && decision.newMember) {
     putNewMember(tx, teamId, decision.member);
-    subscriberStore.setClaimMember(
-      tx,
-      teamId,
-      next.project_id,
-      decision.member.platform_user_id,
-      next.id,
-      decision.member.id,
-    );
+    subscriberStore.setClaimMember(tx, teamId, next.id, decision.member);
   } else if (decision.member && memberItem) {
     writeMemberChange(tx, teamId, memberItem, decision.member);
   }
