@@ -185,10 +185,10 @@ function groupSender(message: z.infer<typeof Message> | undefined): z.infer<type
 
 /**
  * Records the sender of a message in a linked group as joined (with `member.joined`) unless the bot holds them as
- * joined already: a known sender costs one read, of their platform-user claim (which keeps the member's status), and the
- * receipt is not needed (recording a member twice changes nothing). A member held as `left` or `kicked` who writes after that
- * (the message's `date`) is in the chat again: recorded as joined (one conditional update with its event, `joined_at`
- * now). Other status changes arrive through `chat_member` updates.
+ * joined already: a known sender costs one read, of their platform-user claim (which keeps the member's status), and
+ * the receipt is not needed (recording a member twice changes nothing). A member held as `left` or `kicked` who writes
+ * after that (the message's `date`) is in the chat again: recorded as joined (one conditional update with its event,
+ * `joined_at` now). Other status changes arrive through `chat_member` updates.
  */
 async function recordSeenSender(
   runtime: Runtime,

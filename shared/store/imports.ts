@@ -27,7 +27,9 @@ function jobKey(job: Pick<StoredImport, 'team_id' | 'project_id' | 'id'>): Key {
   return keys.importJob(job.team_id, job.project_id, job.id);
 }
 
-/** What one page adds to its job: counts by kind and outcome, ignored subscription items, and skipped objects to list. */
+/**
+ * What one page adds to its job: counts by kind and outcome, ignored subscription items, and skipped objects to list.
+ */
 export interface ImportPageResult {
   counts: Partial<Record<ImportKind, Partial<Record<ImportOutcome, number>>>>;
   ignoredItems: number;

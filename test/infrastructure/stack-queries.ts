@@ -111,8 +111,9 @@ export function stackQueries(synthesis: () => SynthesizedTemplates) {
 }
 
 /**
- * Synthesizes the app with stub bundles before the calling file's tests (or reuses this worker's synthesis of cdk.json's
- * context), and gives the synthesis's templates (`resources`, `rootTemplate`, `templates`, read after `beforeAll`) with {@link stackQueries}.
+ * Synthesizes the app with stub bundles before the calling file's tests (or reuses this worker's synthesis of
+ * cdk.json's context), and gives the synthesis's templates (`resources`, `rootTemplate`, `templates`, read after
+ * `beforeAll`) with {@link stackQueries}.
  */
 export function useStubSynthesis() {
   let synthesized: StubSynthesis;

@@ -114,14 +114,15 @@ export interface StubSynthesis extends SynthesizedTemplates {
 
 /**
  * The syntheses of this worker by context (JSON of the merged context). The infrastructure project shares one module
- * graph per worker, so files asking for the same context read one synthesis: the constructs and templates are only read.
+ * graph per worker, so files asking for the same context read one synthesis: the constructs and templates are only
+ * read.
  */
 const syntheses = new Map<string, StubSynthesis>();
 
 /**
- * Synthesizes the app (cdk.json's context, then `extraContext`) with {@link stubBundler} into a fresh directory under the
- * run's STUB_SYNTHESIS_ROOT (test/infrastructure/global-setup.ts removes it), or returns this worker's synthesis of the
- * same context; cdk-nag runs and throws on unacknowledged findings.
+ * Synthesizes the app (cdk.json's context, then `extraContext`) with {@link stubBundler} into a fresh directory under
+ * the run's STUB_SYNTHESIS_ROOT (test/infrastructure/global-setup.ts removes it), or returns this worker's synthesis of
+ * the same context; cdk-nag runs and throws on unacknowledged findings.
  */
 export function synthesizeWithStubBundles(extraContext: Record<string, unknown> = {}): StubSynthesis {
   const context = {

@@ -106,8 +106,8 @@ export async function generateAccessCodes(
 /**
  * Writes a checked batch of `teamId` (see {@link generateAccessCodes}; `plan` from {@link checkGeneration} or
  * `requirePlanOfProject`). With `job`, chunks are written one at a time inside the job's conditions (see {@link
- * GenerationJob}) and a failure only discards the batch (the job's cancel or failure deletes its codes). Errors: CONFLICT, and the
- * job's problem.
+ * GenerationJob}) and a failure only discards the batch (the job's cancel or failure deletes its codes). Errors:
+ * CONFLICT, and the job's problem.
  */
 export async function writeBatch(
   runtime: UnitOfWorkRuntime,

@@ -2,7 +2,9 @@ import { restartStalledJobs } from '../resumable-jobs.js';
 import type { Runtime } from '../../runtime.js';
 import { pageStalledBatchJobs } from '../../store/access-codes/jobs.js';
 
-/** The sweeper's part of access-code batch jobs (DESIGN D18), apart from the worker so the sweeper's bundle stays small. */
+/**
+ * The sweeper's part of access-code batch jobs (DESIGN D18), apart from the worker so the sweeper's bundle stays small.
+ */
 
 /**
  * Queues again every running access-code batch job whose last progress is older than `beforeMs` (epoch ms): its worker

@@ -20,8 +20,8 @@ import { recoveryMessage } from './state-machine.js';
 /**
  * Sweeps (every 5 min on AWS, seconds locally; DESIGN D7, D14): re-queues deliveries overdue by `graceMs`, fans out
  * stale outbox events, re-queues messages to subscribers whose queue message was lost, restarts stopped replay jobs
- * (D25), broadcasts (D32), imports, access audits (D34) and access-code batch jobs (D18). `graceMs`, `intervalMs`: MILLISECONDS. Returns the count
- * of each; throws only on store or queue errors.
+ * (D25), broadcasts (D32), imports, access audits (D34) and access-code batch jobs (D18). `graceMs`, `intervalMs`:
+ * MILLISECONDS. Returns the count of each; throws only on store or queue errors.
  */
 export async function sweep(
   runtime: Runtime,

@@ -16,7 +16,8 @@ import { unitOfWork, type Transaction, type UnitOfWorkRuntime } from '../unit-of
  * (`ACCESS_CODE_BATCH_JOB#<uuid>`, TTL `expires_at`). While running, a job is in the sparse running-jobs index by the
  * time of its last progress, so the sweeper restarts a job whose worker stopped. Each run of the worker claims the job
  * (`runs` raised by one) and every write of a run is conditional on the job still running that run, so a cancel, a
- * failure or a newer run stops the next chunk of its batch; the sealed codes leave the item in the read that takes them.
+ * failure or a newer run stops the next chunk of its batch; the sealed codes leave the item in the read that takes
+ * them.
  */
 
 const INDEX_PK = secondaryIndex.partitionKey;
