@@ -219,7 +219,9 @@ export async function handleMcpHttpRequest(
     }>;
     const initialize = messages.find((message) => message.method === 'initialize');
     if (!initialize) {
-      if (!sessionHeader) return SESSION_HEADER_REQUIRED();
+      // Without a session, a version this server does not speak is a later revision's stateless request.
+      if (!sessionHeader)
+        return unsupportedProtocolVersion(versionHeader, { message: parsed }) ?? SESSION_HEADER_REQUIRED();
       const badVersion = unsupportedProtocolVersion(versionHeader);
       if (badVersion) return badVersion;
       if (!liveSession) {

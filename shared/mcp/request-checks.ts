@@ -45,14 +45,16 @@ export const MODERN_PROTOCOL_VERSION = '2026-07-28';
 /** Protocol versions from which JSON-RPC batching is gone (MCP 2025-06-18 removed it). */
 const FIRST_VERSION_WITHOUT_BATCHING = '2025-06-18';
 
-/** A JSON-RPC error answer (`id` null unless the offending message had a usable id). */
+/** A JSON-RPC error answer (`id` null unless the offending message had a usable id; `data` only when given). */
 export function jsonRpcError(
   status: number,
   code: number,
   message: string,
   id: string | number | null = null,
+  data?: Record<string, unknown>,
 ): Response {
-  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id }), {
+  const error = data === undefined ? { code, message } : { code, message, data };
+  return new Response(JSON.stringify({ jsonrpc: '2.0', error, id }), {
     status,
     headers: { 'Content-Type': 'application/json' },
   });
@@ -83,16 +85,24 @@ export const SESSION_HEADER_REQUIRED = () =>
 /** 404: the `Mcp-Session-Id` names no live session of this token. */
 export const SESSION_NOT_FOUND = () => jsonRpcError(404, -32001, 'Session not found');
 
+/** JSON-RPC error of the 2026-07-28 revision for a request naming a protocol version the server does not speak. */
+const UNSUPPORTED_PROTOCOL_VERSION_CODE = -32022;
+
 /**
  * 400 for an `MCP-Protocol-Version` header naming a version this server does not support; null otherwise (absent is
- * fine).
+ * fine). `data` lists the versions served (`supported`) and echoes `requested`. A request of a session (2025
+ * revisions) gets -32000 as the SDK answers it; one without a session (`stateless`: a later revision's client, which
+ * retries with a version it finds in `supported`) gets the 2026-07-28 code -32022 and its own `id`.
  */
-export function unsupportedProtocolVersion(header: string | null): Response | null {
-  if (header === null || SUPPORTED_PROTOCOL_VERSIONS.includes(header)) return null;
+export function unsupportedProtocolVersion(header: string | null, stateless?: { message: unknown }): Response | null {
+  const served = [...new Set([MODERN_PROTOCOL_VERSION, ...SUPPORTED_PROTOCOL_VERSIONS])];
+  if (header === null || served.includes(header)) return null;
   return jsonRpcError(
     400,
-    -32000,
-    `Bad Request: Unsupported protocol version: ${header} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`,
+    stateless ? UNSUPPORTED_PROTOCOL_VERSION_CODE : -32000,
+    `Bad Request: Unsupported protocol version: ${header} (supported versions: ${served.join(', ')})`,
+    stateless ? usableId(stateless.message) : null,
+    { supported: served, requested: header },
   );
 }
 
