@@ -9,11 +9,9 @@
  *
  * @module
  */
-import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type Stripe from 'stripe';
 import { systemClock } from '../shared/clock.js';
-import { localKeyEncryptionKey } from '../shared/credentials/local-key.js';
 import { ProblemError } from '../shared/errors.js';
 import { createAccessAudit, getLatestAccessAudit } from '../shared/domain/access-audits/audits.js';
 import { processAccessAuditPage } from '../shared/domain/access-audits/worker.js';
@@ -26,9 +24,6 @@ import {
 import { STRIPE } from '../shared/domain/payments/stripe-event-context.js';
 import { createPlan } from '../shared/domain/plans/creation.js';
 import type { Plan } from '../shared/domain/plans/schema.js';
-import { createProject } from '../shared/domain/projects/creation.js';
-import { connectPaymentProvider } from '../shared/domain/projects/payment-provider.js';
-import { ConnectPaymentProviderRequest } from '../shared/domain/projects/schema.js';
 import { prepareSubscriber } from '../shared/domain/subscribers/repository.js';
 import { addSubscriptionCreation } from '../shared/domain/subscriptions/creation.js';
 import { importedSubscription } from '../shared/domain/subscriptions/imported.js';
@@ -36,10 +31,8 @@ import { putProviderCustomer, putProviderSubscriptionLink } from '../shared/stor
 import { accessAuditStore } from '../shared/store/access-audits.js';
 import type { Store } from '../shared/store/store.js';
 import type { UnitOfWorkRuntime } from '../shared/store/unit-of-work.js';
-import { countingStore, createTestRuntime, seedTeam } from '../test/support/store.js';
-import { startFakeStripeApi } from '../test/support/stripe-api.js';
-import { connectStripe } from '../test/support/stripe.js';
 import { applyFoldedUpdates, batchWrite, readsNothingStore, recordingTransaction } from './seeding.js';
+import { stripeConnectedProject } from './audit.js';
 
 /** Subscriptions recorded and written per seeding batch (bounds the memory the recorded items take). */
 const SEED_BATCH = 2_000;
@@ -117,25 +110,9 @@ export async function measureAuditAtScale(options: {
 }): Promise<AuditScaleFigures> {
   const clock = systemClock;
   const size = options.subscriptions;
-  const stripe = await startFakeStripeApi({ nowMs: () => clock.nowMs() });
+  const { stripe, counting, runtime, team, project } = await stripeConnectedProject(options.store, 'Audited');
+  const principal = team.principal;
   try {
-    const counting = countingStore(options.store);
-    const runtime = await createTestRuntime({ clock, store: counting.store });
-    runtime.integrations = {
-      keyEncryptionKey: localKeyEncryptionKey(randomBytes(32)),
-      telegramApiRoot: 'http://127.0.0.1:9',
-      stripeApiBaseUrl: stripe.url,
-      retry: { retries: 1, minTimeoutMs: 0 },
-    };
-    const team = await seedTeam(options.store, clock);
-    const principal = team.principal;
-    const project = await createProject(runtime, principal, { name: 'Audited', platform_type: 'web' });
-    await connectStripe(
-      stripe,
-      (_path, body) =>
-        connectPaymentProvider(runtime, principal, project.id, ConnectPaymentProviderRequest.parse(body)),
-      project.id,
-    );
     const seeded = stripe.seedAccount(size);
     // Every seeded subscription is one we hold: the ended and never-started states of the mix become active.
     for (const id of seeded.subscriptions) {

@@ -53,30 +53,39 @@ export interface AuditFigures {
  * Imports a fake Stripe account of `customers` customers into a new team's project on `store`, then audits it with
  * three drifts made at the fake (no webhook); returns both figures. Throws on any error of the run.
  */
+/**
+ * A web project connected to a fresh loopback Stripe fake, on a runtime over a request-counting view of `store` (the
+ * wall clock): what the import and audit parts measure on. The caller stops `stripe`.
+ */
+export async function stripeConnectedProject(store: Store, projectName: string) {
+  const clock = systemClock;
+  const stripe = await startFakeStripeApi({ nowMs: () => clock.nowMs() });
+  const counting = countingStore(store);
+  const runtime = await createTestRuntime({ clock, store: counting.store });
+  runtime.integrations = {
+    keyEncryptionKey: localKeyEncryptionKey(randomBytes(32)),
+    telegramApiRoot: 'http://127.0.0.1:9',
+    stripeApiBaseUrl: stripe.url,
+    retry: { retries: 1, minTimeoutMs: 0 },
+  };
+  const team = await seedTeam(store, clock);
+  const project = await createProject(runtime, team.principal, { name: projectName, platform_type: 'web' });
+  await connectStripe(
+    stripe,
+    (_path, body) =>
+      connectPaymentProvider(runtime, team.principal, project.id, ConnectPaymentProviderRequest.parse(body)),
+    project.id,
+  );
+  return { stripe, counting, runtime, team, project };
+}
+
 export async function measureImportAndAudit(options: {
   store: Store;
   customers: number;
   progress: (line: string) => void;
 }): Promise<{ importing: ImportFigures; audit: AuditFigures }> {
-  const clock = systemClock;
-  const stripe = await startFakeStripeApi({ nowMs: () => clock.nowMs() });
+  const { stripe, counting, runtime, team, project } = await stripeConnectedProject(options.store, 'Imported');
   try {
-    const counting = countingStore(options.store);
-    const runtime = await createTestRuntime({ clock, store: counting.store });
-    runtime.integrations = {
-      keyEncryptionKey: localKeyEncryptionKey(randomBytes(32)),
-      telegramApiRoot: 'http://127.0.0.1:9',
-      stripeApiBaseUrl: stripe.url,
-      retry: { retries: 1, minTimeoutMs: 0 },
-    };
-    const team = await seedTeam(options.store, clock);
-    const project = await createProject(runtime, team.principal, { name: 'Imported', platform_type: 'web' });
-    await connectStripe(
-      stripe,
-      (_path, body) =>
-        connectPaymentProvider(runtime, team.principal, project.id, ConnectPaymentProviderRequest.parse(body)),
-      project.id,
-    );
     const seeded = stripe.seedAccount(options.customers);
 
     options.progress(`import: ${options.customers} Stripe customers and subscriptions`);
