@@ -57,9 +57,10 @@ export class ProjectTimings implements Reporter {
     }
     const seconds = (milliseconds: number) => (milliseconds / 1000).toFixed(1);
     const lines = ['', 'Time per vitest project (wall span; sum of its files):'];
+    const width = Math.max(...[...projects.keys()].map((name) => name.length));
     for (const [name, timing] of [...projects].sort(([a], [b]) => a.localeCompare(b))) {
       lines.push(
-        `  ${name.padEnd(15)} ${String(timing.files).padStart(4)} files ${String(timing.tests).padStart(5)} tests` +
+        `  ${name.padEnd(width)} ${String(timing.files).padStart(4)} files ${String(timing.tests).padStart(5)} tests` +
           `  ${seconds(timing.lastEnd - timing.firstStart).padStart(7)} s; ${seconds(timing.fileMilliseconds).padStart(7)} s`,
       );
     }
