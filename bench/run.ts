@@ -186,12 +186,10 @@ const BACKGROUND_PARTITIONS: readonly { prefix: string; label: string }[] = [
   { prefix: keys.outboxIndex(0).slice(0, -2), label: 'sweeper outbox relay' },
   { prefix: keys.deadlineIndex(0).slice(0, -2), label: 'deadline worker' },
   { prefix: keys.scheduledAccessAuditsIndex, label: 'access audit schedule' },
-  ...[
-    keys.runningReplaysIndex,
-    keys.runningBroadcastsIndex,
-    keys.runningImportsIndex,
-    keys.runningAccessAuditsIndex,
-  ].map((partition) => ({ prefix: partition, label: 'sweeper' })),
+  // Every job's running index (`running…Index`): the sweeper pages each for stalled jobs, a new job's included.
+  ...Object.entries(keys)
+    .filter(([name, partition]) => /^running\w+Index$/.test(name) && typeof partition === 'string')
+    .map(([, partition]) => ({ prefix: partition as string, label: 'sweeper' })),
 ];
 
 /**
