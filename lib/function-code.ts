@@ -1,10 +1,11 @@
 import { fileURLToPath } from 'node:url';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { brotliCompressSync } from 'node:zlib';
 import { PUBLIC_DOCUMENTS } from '../shared/domain/documents/documents.js';
 import { AssetHashType, DockerImage } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { buildSync, type BuildOptions } from 'esbuild';
+import { buildSync, type BuildOptions, type Metafile } from 'esbuild';
 import { OPERATIONS, type RegisteredOperation } from '../shared/operations/registry.js';
 import { readVendorFiles } from '../shared/dashboard/assets.js';
 
@@ -83,6 +84,7 @@ const ESBUILD_OPTIONS: Readonly<BuildOptions> = {
   splitting: true,
   chunkNames: 'chunks/[name]-[hash]',
   outExtension: { '.js': '.mjs' },
+  metafile: true,
 };
 
 /** Absolute path of a handler file under `functions/`. */
@@ -121,8 +123,8 @@ function operationEntrySource(entry: Extract<BundleEntry, { kind: 'operation' }>
 }
 
 /**
- * Bundles one entry into `outputDir` as `<name>.mjs` (+ `.mjs.map`) with esbuild, in-process.
- * Exported for tests and for anyone who wants to inspect a bundle without synthesizing.
+ * Bundles one entry into `outputDir` as `<name>.mjs` (+ `.mjs.map`) with esbuild, in-process, with only the chunks
+ * (`chunks/*.mjs`) the entry can load.
  */
 function bundleEntry(entry: BundleEntry, outputDir: string): void {
   // One entry per build: its output is `<outputDir>/<entry name>.mjs` (entryNames without placeholders).
@@ -141,16 +143,17 @@ function bundleEntry(entry: BundleEntry, outputDir: string): void {
         : entry.name === 'dashboard'
           ? { DASHBOARD_VENDOR_FILES: JSON.stringify(readVendorFiles()) }
           : undefined;
-    buildSync({
+    const { metafile } = buildSync({
       ...ESBUILD_OPTIONS,
       absWorkingDir: PROJECT_ROOT,
       entryPoints: [entryPath(entry.name)],
       ...output,
       define,
     });
+    removeUnreachableChunks(metafile, path.join(outputDir, `${entry.name}.mjs`));
     return;
   }
-  buildSync({
+  const { metafile } = buildSync({
     ...ESBUILD_OPTIONS,
     absWorkingDir: PROJECT_ROOT,
     stdin: {
@@ -161,6 +164,33 @@ function bundleEntry(entry: BundleEntry, outputDir: string): void {
     },
     ...output,
   });
+  removeUnreachableChunks(metafile, path.join(outputDir, `${entry.name}.mjs`));
+}
+
+/**
+ * Deletes the chunks (and their source maps) that no import of the entry reaches, statically or lazily. esbuild makes a
+ * chunk of every dynamically imported module in the graph, even when tree shaking drops the code that imports it, so a
+ * route would otherwise ship the Stripe SDK or a chat client it can never load.
+ */
+function removeUnreachableChunks(metafile: Metafile | undefined, entryFile: string): void {
+  if (!metafile) throw new Error('esbuild returned no metafile');
+  const outputs = new Map(
+    Object.entries(metafile.outputs).map(([file, output]) => [path.resolve(PROJECT_ROOT, file), output]),
+  );
+  const reached = new Set<string>();
+  const visit = (file: string): void => {
+    const output = outputs.get(file);
+    if (!output || reached.has(file)) return;
+    reached.add(file);
+    for (const imported of output.imports) visit(path.resolve(PROJECT_ROOT, imported.path));
+  };
+  visit(entryFile);
+  for (const file of outputs.keys()) {
+    if (file.endsWith('.mjs') && !reached.has(file)) {
+      rmSync(file);
+      rmSync(`${file}.map`, { force: true });
+    }
+  }
 }
 
 /** Writes the bundle of `entry` (`<name>.mjs` and anything it needs) into `outputDir`. */
