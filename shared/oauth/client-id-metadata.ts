@@ -1,4 +1,4 @@
-import { Agent, request } from 'undici';
+import { Agent, sendRequest } from '../http/undici.js';
 import {
   parseWebhookTarget,
   pinAddress,
@@ -129,8 +129,9 @@ async function fetchDocument(
     maxResponseSize: MAX_CLIENT_ID_METADATA_DOCUMENT_BYTES,
   });
   try {
-    const response = await request(url, {
-      dispatcher: agent,
+    const response = await sendRequest(agent, {
+      origin: url.origin,
+      path: `${url.pathname}${url.search}`,
       method: 'GET',
       headers: { accept: 'application/json', 'user-agent': 'membership-service-oauth/1.0' },
       signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),

@@ -8,7 +8,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Readable } from 'node:stream';
 import tls from 'node:tls';
-import { Pool, buildConnector } from 'undici';
+import { Pool, buildConnector, sendRequest } from '../../../http/undici.js';
 import {
   parseWebhookTarget,
   pinAddress,
@@ -175,7 +175,7 @@ export function createHttpsTransport(options: HttpsTransportOptions = {}): Https
       phase = 'connection, TLS handshake and response head';
       // No redirect is followed (undici's redirect interceptor is not installed): a 3xx is an `http_status` failure. A
       // socket the server just closed fails as `connect`, not resent (D7 retries it).
-      const response = await poolFor(target, remoteAddress).request({
+      const response = await sendRequest(poolFor(target, remoteAddress), {
         method: 'POST',
         path: `${target.url.pathname}${target.url.search}`,
         headers: outboundHeaders(request.headers),
