@@ -7,13 +7,12 @@ import { accessAuditStore } from '../../store/access-audits.js';
 import { loadProject, toProject } from '../projects/repository.js';
 import { ACCESS_AUDIT_INTERVAL_MS } from './first-schedule.js';
 import { publicAccessAudit, publicFinding, zeroCounts, type StoredAccessAudit } from './record.js';
-import { applyRepair } from './repairs.js';
-import type { AccessAudit, AccessAuditFinding, CreateAccessAuditRequest, LatestAccessAudit } from './schema.js';
+import type { AccessAudit, CreateAccessAuditRequest, LatestAccessAudit } from './schema.js';
 
 /**
  * Access audits (DESIGN D34): `POST` starts one (one at a time per project) and answers at once with the queued job;
- * `worker.ts` runs it page by page. `latest` reads the last one with a page of its findings; a finding's repair runs
- * the repair it names.
+ * `worker.ts` runs it page by page. `latest` reads the last one with a page of its findings; a finding's repair
+ * (`repair-finding.ts`) runs the repair it names.
  */
 
 /** Who started an audit: a request, or the daily schedule. */
@@ -70,7 +69,7 @@ export async function createAccessAudit(
 }
 
 /** The project's latest audit job. Errors: NOT_FOUND (project, or no audit yet). */
-async function latestJob(runtime: Pick<Runtime, 'store'>, principal: Principal, projectId: string) {
+export async function latestJob(runtime: Pick<Runtime, 'store'>, principal: Principal, projectId: string) {
   await loadProject(runtime.store, principal, projectId);
   const state = await accessAuditStore.readState(runtime.store, principal.teamId, projectId);
   const job = state.latest_audit_id
@@ -97,32 +96,4 @@ export async function getLatestAccessAudit(
   const job = await latestJob(runtime, principal, projectId);
   const page = await accessAuditStore.listFindings(runtime.store, principal.teamId, projectId, job.id, query);
   return { ...publicAccessAudit(job), findings: page.data.map(publicFinding), next_cursor: page.next_cursor };
-}
-
-/**
- * `POST /v1/projects/{project_id}/access-audits/findings/{finding_id}/repair`: applies the finding's repair and answers
- * the finding (`repaired`; one repaired already is answered as it is). Errors: NOT_FOUND (project, or no such finding
- * of the latest audit); PROVIDER_UNAVAILABLE (Stripe or the platform could not be reached; try again); CONFLICT (the
- * repair does not apply: the reason; recorded on the finding as `repair_error`).
- */
-export async function repairAccessAuditFinding(
-  runtime: Runtime,
-  principal: Principal,
-  projectId: string,
-  findingId: string,
-): Promise<AccessAuditFinding> {
-  const job = await latestJob(runtime, principal, projectId);
-  const store = runtime.store;
-  const load = () => accessAuditStore.loadFinding(store, principal.teamId, projectId, job.id, findingId);
-  const finding = await load();
-  if (!finding) throw new ProblemError('NOT_FOUND', `No finding ${findingId} in the latest audit of this project.`);
-  if (finding.status === 'repaired') return publicFinding(finding);
-  const project = toProject(await loadProject(store, principal, projectId));
-  const outcome = await applyRepair(runtime, principal, project, finding);
-  if (!outcome.ok) {
-    await accessAuditStore.recordRepairError(store, finding, outcome.reason);
-    throw new ProblemError(outcome.retryable ? 'PROVIDER_UNAVAILABLE' : 'CONFLICT', outcome.reason);
-  }
-  await accessAuditStore.markRepaired(store, finding, runtime.clock.nowMs());
-  return publicFinding((await load())!);
 }

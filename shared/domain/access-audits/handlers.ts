@@ -3,6 +3,8 @@ import type { accessAuditsModule } from './operations.js';
 
 /** The use cases, loaded on first use: the tool server and `$default` carry every handler, most never call these. */
 const useCases = () => import('./audits.js');
+/** A finding's repair, loaded on first use: it reaches Stripe and the chat platforms, which the other use cases do not. */
+const repairUseCase = () => import('./repair-finding.js');
 
 type Operations = typeof accessAuditsModule.operations;
 
@@ -20,13 +22,13 @@ export const getLatestAccessAudit: OperationHandler<Operations['getLatestAccessA
 
 /**
  * `POST /v1/projects/{project_id}/access-audits/findings/{finding_id}/repair` (see `repairAccessAuditFinding` in
- * `audits.ts`).
+ * `repair-finding.ts`).
  */
 export const repairAccessAuditFinding: OperationHandler<Operations['repairAccessAuditFinding']> = (
   { project_id, finding_id },
   { runtime, principal },
 ) =>
-  useCases().then(({ repairAccessAuditFinding }) =>
+  repairUseCase().then(({ repairAccessAuditFinding }) =>
     repairAccessAuditFinding(runtime, principal, project_id, finding_id),
   );
 
