@@ -1,6 +1,5 @@
 import type { Principal } from '../auth/principal.js';
 import type { ActivitySurface } from '../domain/activity/schema.js';
-import { handlerOf } from '../domain/handlers.js';
 import { ProblemError, fieldErrors, type ProblemDocument } from '../errors.js';
 import { parseIdempotencyKey } from '../limits/idempotency.js';
 import { isWrite } from '../operations/definition.js';
@@ -27,8 +26,9 @@ export type OperationOutcome<T = unknown> =
 /**
  * Runs a registry or internal operation for an HTML surface (D13, D21, D35) via `invokeOperation`, as a team member, a
  * portal subscriber, or nobody for a public one: field errors under `form.`, `idempotencyKey` makes a double submit
- * replay. `handler` swaps in a dashboard variant (D8 rotation); `surface: 'portal'` for public pages (D26, D27);
- * `clientIp` for per-IP limits (D4). Never throws.
+ * replay. `handler` is the operation's handler, given by the surface (each carries only the handlers it runs) or a
+ * dashboard variant (D8 rotation); `surface: 'portal'` for public pages (D26, D27); `clientIp` for per-IP limits (D4).
+ * Never throws.
  */
 export async function runOperation<T = unknown>(
   runtime: Runtime,
@@ -38,7 +38,7 @@ export async function runOperation<T = unknown>(
   options: {
     requestId: string;
     idempotencyKey?: string;
-    handler?: AnyHandler;
+    handler: AnyHandler;
     surface?: Extract<ActivitySurface, 'dashboard' | 'portal'>;
     clientIp?: string;
   },
@@ -48,7 +48,7 @@ export async function runOperation<T = unknown>(
     runtime,
     principal,
     operation,
-    handler: options.handler ?? handlerOf(operationId),
+    handler: options.handler,
     surface: options.surface ?? 'dashboard',
     requestId: options.requestId,
     clientIp: options.clientIp,

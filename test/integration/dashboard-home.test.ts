@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ABILITY_VALUES, type Ability } from '../../shared/catalogues/abilities.js';
 import { handleDashboardRequest } from '../../shared/dashboard/router.js';
-import { runOperation } from '../../shared/web/run-operation.js';
+import { runAnyOperation } from '../../shared/web/run-any-operation.js';
 import { createSession } from '../../shared/dashboard/sessions.js';
 import { changeTier, markInvoicePaymentFailed } from '../../shared/domain/billing/changes.js';
 import { listBillingInvoices } from '../../shared/domain/billing/reads.js';
@@ -35,8 +35,11 @@ async function world(tier: BillingTier = 'business') {
     email: `owner-${randomUUID()}@example.com`,
     name: 'Owner',
   });
-  const run = async <T>(operation: Parameters<typeof runOperation>[2], input: Record<string, unknown>): Promise<T> => {
-    const outcome = await runOperation<T>(runtime, seeded.principal, operation, input, {
+  const run = async <T>(
+    operation: Parameters<typeof runAnyOperation>[2],
+    input: Record<string, unknown>,
+  ): Promise<T> => {
+    const outcome = await runAnyOperation<T>(runtime, seeded.principal, operation, input, {
       requestId: randomUUID(),
       idempotencyKey: randomUUID(),
     });

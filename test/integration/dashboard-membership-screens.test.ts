@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { handleDashboardRequest } from '../../shared/dashboard/router.js';
-import { runOperation } from '../../shared/web/run-operation.js';
+import { runAnyOperation } from '../../shared/web/run-any-operation.js';
 import { createSession } from '../../shared/dashboard/sessions.js';
 import { createProject } from '../../shared/domain/projects/creation.js';
 import { BUILT_IN_ROLE_IDS } from '../../shared/domain/roles/built-in.js';
@@ -45,8 +45,8 @@ describe('membership screens', () => {
     expect(await get(`/dashboard/roles/${BUILT_IN_ROLE_IDS.viewer}`)).toContain('cannot be changed or deleted');
     expect(await get('/dashboard/billing')).toContain('Change tier — needs billing:update');
 
-    const run = async <T>(operation: Parameters<typeof runOperation>[2], input: Record<string, unknown>) => {
-      const outcome = await runOperation<T>(runtime, principal, operation, input, {
+    const run = async <T>(operation: Parameters<typeof runAnyOperation>[2], input: Record<string, unknown>) => {
+      const outcome = await runAnyOperation<T>(runtime, principal, operation, input, {
         requestId: randomUUID(),
         idempotencyKey: randomUUID(),
       });
@@ -121,8 +121,8 @@ describe('membership screens', () => {
           }).toString(),
         }),
       );
-    const run = async <T>(operation: Parameters<typeof runOperation>[2], input: Record<string, unknown>) => {
-      const outcome = await runOperation<T>(runtime, principal, operation, input, {
+    const run = async <T>(operation: Parameters<typeof runAnyOperation>[2], input: Record<string, unknown>) => {
+      const outcome = await runAnyOperation<T>(runtime, principal, operation, input, {
         requestId: randomUUID(),
         idempotencyKey: randomUUID(),
       });
@@ -245,7 +245,7 @@ describe('membership screens', () => {
         }),
       );
     const plans = async () => {
-      const listed = await runOperation<{ data: Array<{ id: string; amount: number; currency: string }> }>(
+      const listed = await runAnyOperation<{ data: Array<{ id: string; amount: number; currency: string }> }>(
         runtime,
         principal,
         'listPlans',

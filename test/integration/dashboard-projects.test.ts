@@ -8,7 +8,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSession } from '../../shared/dashboard/sessions.js';
 import { handleDashboardRequest } from '../../shared/dashboard/router.js';
-import { runOperation } from '../../shared/web/run-operation.js';
+import { runAnyOperation } from '../../shared/web/run-any-operation.js';
 import { localKeyEncryptionKey } from '../../shared/credentials/local-key.js';
 import { ensureTeamOwner } from '../../shared/domain/team-members/changes.js';
 import type { Project } from '../../shared/domain/projects/schema.js';
@@ -65,8 +65,11 @@ async function signedIn() {
         }).toString(),
       }),
     );
-  const run = async <T>(operation: Parameters<typeof runOperation>[2], input: Record<string, unknown>): Promise<T> => {
-    const outcome = await runOperation<T>(runtime, seeded.principal, operation, input, {
+  const run = async <T>(
+    operation: Parameters<typeof runAnyOperation>[2],
+    input: Record<string, unknown>,
+  ): Promise<T> => {
+    const outcome = await runAnyOperation<T>(runtime, seeded.principal, operation, input, {
       requestId: randomUUID(),
       idempotencyKey: randomUUID(),
     });

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { memberPrincipal } from '../../shared/auth/principal.js';
 import { handleDashboardRequest } from '../../shared/dashboard/router.js';
-import { runOperation } from '../../shared/web/run-operation.js';
+import { runAnyOperation } from '../../shared/web/run-any-operation.js';
 import {
   SESSION_IDLE_MS,
   SIGN_IN_LINK_LIFETIME_MS,
@@ -223,7 +223,7 @@ describe('a team member as principal', () => {
       memberId: invited.id,
       abilities: ABILITY_VALUES.filter((ability) => /:view(-any)?$/.test(ability) && ability !== 'project-user:view'),
     });
-    const refused = await runOperation(
+    const refused = await runAnyOperation(
       runtime,
       viewer,
       'createWebhookEndpoint',
@@ -235,14 +235,14 @@ describe('a team member as principal', () => {
     const ownerPrincipal = memberPrincipal({ teamId: team.id, memberId: owner.id, abilities: ABILITY_VALUES });
     const key = randomUUID();
     const input = { name: 'Mine', url: 'https://example.com/hooks', events: ['project.created'] };
-    const first = await runOperation<{ id: string; secret: string }>(
+    const first = await runAnyOperation<{ id: string; secret: string }>(
       runtime,
       ownerPrincipal,
       'createWebhookEndpoint',
       input,
       { requestId: randomUUID(), idempotencyKey: key },
     );
-    const second = await runOperation<{ id: string; secret: string }>(
+    const second = await runAnyOperation<{ id: string; secret: string }>(
       runtime,
       ownerPrincipal,
       'createWebhookEndpoint',
@@ -262,7 +262,7 @@ describe('a team member as principal', () => {
       operation: 'createWebhookEndpoint',
     });
     expect(activity.data).toEqual([entry, entry]);
-    const endpoints = await runOperation<{ data: unknown[] }>(
+    const endpoints = await runAnyOperation<{ data: unknown[] }>(
       runtime,
       ownerPrincipal,
       'listWebhookEndpoints',
@@ -286,7 +286,7 @@ describe('a team member as principal', () => {
     });
     const ownerPrincipal = memberPrincipal({ teamId: team.id, memberId: owner.id, abilities: ABILITY_VALUES });
     await lockTeam(runtime, team.id);
-    const refused = await runOperation(
+    const refused = await runAnyOperation(
       runtime,
       ownerPrincipal,
       'createProject',
@@ -294,7 +294,7 @@ describe('a team member as principal', () => {
       { requestId: randomUUID(), idempotencyKey: randomUUID() },
     );
     expect(refused).toMatchObject({ ok: false, problem: { code: 'BILLING_LOCKED', status: 402 } });
-    const projects = await runOperation<{ data: Array<{ name: string }> }>(
+    const projects = await runAnyOperation<{ data: Array<{ name: string }> }>(
       runtime,
       ownerPrincipal,
       'listProjects',
@@ -302,7 +302,7 @@ describe('a team member as principal', () => {
       { requestId: randomUUID() },
     );
     expect(projects.ok && projects.result.data.map((project) => project.name)).not.toContain('While locked');
-    const billing = await runOperation<{ status: string }>(
+    const billing = await runAnyOperation<{ status: string }>(
       runtime,
       ownerPrincipal,
       'getBilling',
@@ -310,7 +310,7 @@ describe('a team member as principal', () => {
       { requestId: randomUUID() },
     );
     expect(billing).toMatchObject({ ok: true, result: { status: 'locked' } });
-    const tier = await runOperation<{ status: string; tier: string }>(
+    const tier = await runAnyOperation<{ status: string; tier: string }>(
       runtime,
       ownerPrincipal,
       'changeBillingTier',
@@ -338,7 +338,7 @@ describe('a team member as principal', () => {
       memberId: invited.id,
       abilities: ['webhook-endpoint:manage', 'project:view'],
     });
-    const endpoint = await runOperation<{ id: string }>(
+    const endpoint = await runAnyOperation<{ id: string }>(
       runtime,
       developer,
       'createWebhookEndpoint',

@@ -9,7 +9,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../shared/clock.js';
 import { localKeyEncryptionKey } from '../../shared/credentials/local-key.js';
-import { runOperation } from '../../shared/web/run-operation.js';
+import { runAnyOperation } from '../../shared/web/run-any-operation.js';
 import { listActivity } from '../../shared/domain/activity/repository.js';
 import type { ActivityEntry } from '../../shared/domain/activity/schema.js';
 import { createPortalLink, subscriberPrincipal } from '../../shared/domain/portal-sessions/links.js';
@@ -214,7 +214,7 @@ describe('the portal', () => {
       project_id: projectId,
       subscriber_id: subscription.subscriber_id,
     });
-    const again = await runOperation(
+    const again = await runAnyOperation(
       runtime,
       principal,
       'signOutOfPortal',
@@ -235,7 +235,7 @@ describe('the portal', () => {
       project_id: projectId,
       subscriber_id: subscription.subscriber_id,
     });
-    const refused = await runOperation(
+    const refused = await runAnyOperation(
       runtime,
       principal,
       'answerMembershipCommand',

@@ -9,7 +9,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../shared/clock.js';
 import { localKeyEncryptionKey } from '../../shared/credentials/local-key.js';
-import { runOperation } from '../../shared/web/run-operation.js';
+import { runAnyOperation } from '../../shared/web/run-any-operation.js';
 import {
   PORTAL_LINK_LIFETIME_MS,
   PORTAL_SESSION_IDLE_MS,
@@ -185,7 +185,7 @@ describe('portal sessions', () => {
       subscriberId,
       projectIds: [projectId],
     });
-    const read = await runOperation<{ id: string }>(
+    const read = await runAnyOperation<{ id: string }>(
       runtime,
       principal,
       'getSubscriber',
@@ -193,7 +193,7 @@ describe('portal sessions', () => {
       { requestId: 'portal-read' },
     );
     expect(read.ok && read.result.id).toBe(subscriberId);
-    const refused = await runOperation(
+    const refused = await runAnyOperation(
       runtime,
       principal,
       'pauseSubscription',

@@ -30,7 +30,7 @@ import {
   type WalkCase,
 } from '../isolation/cases.js';
 import portalCases from '../isolation/portal-sessions.js';
-import { runOperation } from '../../shared/web/run-operation.js';
+import { runAnyOperation } from '../../shared/web/run-any-operation.js';
 import { subscriberPrincipal } from '../../shared/domain/portal-sessions/links.js';
 import type { OperationId } from '../../shared/operations/registry.js';
 
@@ -218,7 +218,7 @@ describe('a subscriber acting in the portal', () => {
       subscriber_id: seeded().own.subscriberId,
     });
   const run = (operationId: OperationId, input: Record<string, unknown>) =>
-    runOperation<any>(runtime, principal(), operationId, input, {
+    runAnyOperation<any>(runtime, principal(), operationId, input, {
       requestId: `portal-${operationId}`,
       idempotencyKey: crypto.randomUUID(),
       surface: 'portal',

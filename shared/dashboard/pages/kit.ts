@@ -1,17 +1,18 @@
 import type { AnyHandler } from '../../operations/handler.js';
 import type { OperationId } from '../../operations/registry.js';
 import type { SignedInRequest } from '../http.js';
-import { runOperation, type ListPage, type OperationOutcome } from '../../web/run-operation.js';
+import type { ListPage, OperationOutcome } from '../../web/run-operation.js';
+import { runAnyOperation } from '../../web/run-any-operation.js';
 
 export type { ListPage } from '../../web/run-operation.js';
 
-/** Runs a read operation for the signed-in member (see `runOperation`). */
+/** Runs a read operation for the signed-in member (see `runAnyOperation`). */
 export function read<T>(
   request: SignedInRequest,
   operationId: OperationId,
   input: Record<string, unknown> = {},
 ): Promise<OperationOutcome<T>> {
-  return runOperation<T>(request.runtime, request.viewer.principal, operationId, input, {
+  return runAnyOperation<T>(request.runtime, request.viewer.principal, operationId, input, {
     requestId: request.requestId,
   });
 }
@@ -23,7 +24,7 @@ export function write<T>(
   input: Record<string, unknown>,
   handler?: AnyHandler,
 ): Promise<OperationOutcome<T>> {
-  return runOperation<T>(request.runtime, request.viewer.principal, operationId, input, {
+  return runAnyOperation<T>(request.runtime, request.viewer.principal, operationId, input, {
     requestId: request.requestId,
     idempotencyKey: request.form.get('idempotency_key') ?? undefined,
     handler,

@@ -9,7 +9,7 @@ import { CsrfField, IdempotencyField, Notice } from '../components.js';
 import { Page } from '../layout.js';
 import { Fragment, h } from '../../web/html.js';
 import { formText, htmlResult, redirectResult, type SignedInRequest } from '../http.js';
-import { runOperation } from '../../web/run-operation.js';
+import { runAnyOperation } from '../../web/run-any-operation.js';
 import { read, type ListPage } from './kit.js';
 
 /**
@@ -185,7 +185,7 @@ export async function answerConsent(request: SignedInRequest): Promise<ApiGatewa
   const allow =
     formText(request.form, 'decision') === 'allow' && (!pending || grantable(request, pending).includes('mcp:full'));
   const projectId = formText(request.form, 'project_id');
-  const answered = await runOperation<{ redirect_to: string }>(
+  const answered = await runAnyOperation<{ redirect_to: string }>(
     request.runtime,
     request.viewer.principal,
     allow ? 'approveOAuthConsent' : 'denyOAuthConsent',

@@ -26,7 +26,7 @@ import {
 } from '../passkeys.js';
 import type { AcceptedTeamInvitation } from '../../domain/team-members/schema.js';
 import { findMember } from '../../domain/team-members/records.js';
-import { runOperation } from '../../web/run-operation.js';
+import { runAnyOperation } from '../../web/run-any-operation.js';
 import { activateSession, consumeSignInLink, createSession, revokeSession } from '../sessions.js';
 
 /**
@@ -148,7 +148,7 @@ export async function invitationPage(request: DashboardRequest): Promise<ApiGate
  */
 export async function acceptInvitation(request: DashboardRequest): Promise<ApiGatewayResult> {
   const token = request.form.get('token')?.trim() ?? '';
-  const accepted = await runOperation<AcceptedTeamInvitation>(
+  const accepted = await runAnyOperation<AcceptedTeamInvitation>(
     request.runtime,
     null,
     'acceptTeamInvitation',

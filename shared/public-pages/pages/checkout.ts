@@ -1,7 +1,7 @@
 import type { ApiGatewayResult } from '../../http/api-gateway.js';
 import { formText } from '../../web/request.js';
 import { redirectResult } from '../../web/results.js';
-import { runOperation } from '../../web/run-operation.js';
+import { runPublicOperation } from '../operations.js';
 import { isTrialUsed } from '../../domain/checkout-sessions/checkout.js';
 import type { CheckoutSession } from '../../domain/checkout-sessions/schema.js';
 import type { Plan } from '../../domain/plans/schema.js';
@@ -27,8 +27,8 @@ export async function startPlanCheckout(
   const promotionCode = formText(request.form, 'promotion_code');
   const email = formText(request.form, 'email');
   const trial = request.form.get('trial') !== 'false';
-  const outcome = await runOperation<CheckoutSession>(
-    request.runtime,
+  const outcome = await runPublicOperation<CheckoutSession>(
+    request,
     context.principal,
     'createCheckoutSession',
     {
@@ -39,11 +39,7 @@ export async function startPlanCheckout(
       ...(email ? { customer_email: email } : {}),
       ...(trial ? {} : { trial: false }),
     },
-    {
-      requestId: request.requestId,
-      idempotencyKey: request.form.get('idempotency_key') ?? undefined,
-      surface: 'portal',
-    },
+    request.form.get('idempotency_key') ?? undefined,
   );
   if (!outcome.ok && email && isTrialUsed(outcome.problem))
     return joinPage(request, context, undefined, { plan, email });

@@ -3,7 +3,7 @@ import { ProblemView } from '../../web/components.js';
 import { h, type Html } from '../../web/html.js';
 import { formText } from '../../web/request.js';
 import { htmlResult } from '../../web/results.js';
-import { runOperation } from '../../web/run-operation.js';
+import { runPublicOperation } from '../operations.js';
 import type { Plan } from '../../domain/plans/schema.js';
 import type { Subscription } from '../../domain/subscriptions/schema.js';
 import type { ProblemDocument } from '../../errors.js';
@@ -57,16 +57,12 @@ export async function joinFreePlanPage(
 ): Promise<ApiGatewayResult> {
   const { store, clock } = request.runtime;
   await consumeRateLimit(store, clock, 'free-joins', context.project.id);
-  const joined = await runOperation<{ subscription_id: string | null }>(
-    request.runtime,
+  const joined = await runPublicOperation<{ subscription_id: string | null }>(
+    request,
     context.principal,
     'joinFreePlan',
     { project_id: context.project.id, plan_id: plan.id, email: formText(request.form, 'email') },
-    {
-      requestId: request.requestId,
-      idempotencyKey: request.form.get('idempotency_key') ?? undefined,
-      surface: 'portal',
-    },
+    request.form.get('idempotency_key') ?? undefined,
   );
   if (!joined.ok) return joinPage(request, context, joined.problem);
   const subscriptionId = joined.result.subscription_id;
@@ -93,13 +89,10 @@ function ConfirmationRefused(props: { problem: ProblemDocument; joinPath: string
  * membership (303), or the refusal (404 for an unusable link, 409 for an expired join, 402 for a full team).
  */
 export async function confirmJoinPage(request: PublicRequest, context: JoinContext): Promise<ApiGatewayResult> {
-  const confirmed = await runOperation<Subscription>(
-    request.runtime,
-    context.principal,
-    'confirmFreeJoin',
-    { project_id: context.project.id, token: (request.query.get('token') ?? '').slice(0, 200) },
-    { requestId: request.requestId, surface: 'portal' },
-  );
+  const confirmed = await runPublicOperation<Subscription>(request, context.principal, 'confirmFreeJoin', {
+    project_id: context.project.id,
+    token: (request.query.get('token') ?? '').slice(0, 200),
+  });
   if (confirmed.ok) return toWelcome(request, context, confirmed.result.id);
   const joinPath = `${JOIN_PATH}/${context.project.id}`;
   return htmlResult(

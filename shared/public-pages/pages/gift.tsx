@@ -5,7 +5,7 @@ import { IdempotencyField } from '../../web/components.js';
 import { Fragment, h, type Html } from '../../web/html.js';
 import { formText } from '../../web/request.js';
 import { htmlResult, redirectResult } from '../../web/results.js';
-import { runOperation } from '../../web/run-operation.js';
+import { runPublicOperation } from '../operations.js';
 import { dayIn } from '../../domain/gifts/dates.js';
 import type { StoredGift } from '../../domain/gifts/record.js';
 import { MAX_GIFT_DELAY_DAYS, MAX_GIFT_MESSAGE_LENGTH, type GiftCheckoutSession } from '../../domain/gifts/schema.js';
@@ -79,8 +79,8 @@ export async function startGiftPurchase(
     );
   const joinUrl = `${request.relyingParty.origin}${JOIN_PATH}/${context.project.id}`;
   const message = formText(request.form, 'message');
-  const outcome = await runOperation<GiftCheckoutSession>(
-    request.runtime,
+  const outcome = await runPublicOperation<GiftCheckoutSession>(
+    request,
     context.principal,
     'createGiftCheckoutSession',
     {
@@ -91,11 +91,7 @@ export async function startGiftPurchase(
       ...(message ? { message } : {}),
       cancel_url: joinUrl,
     },
-    {
-      requestId: request.requestId,
-      idempotencyKey: request.form.get('idempotency_key') ?? undefined,
-      surface: 'portal',
-    },
+    request.form.get('idempotency_key') ?? undefined,
   );
   if (!outcome.ok) return joinPage(request, context, outcome.problem);
   return redirectResult(outcome.result.url);

@@ -3,7 +3,7 @@ import { IdempotencyField, ProblemView } from '../../web/components.js';
 import { h, type Html } from '../../web/html.js';
 import { formText } from '../../web/request.js';
 import { htmlResult, redirectResult } from '../../web/results.js';
-import { runOperation } from '../../web/run-operation.js';
+import { runPublicOperation } from '../operations.js';
 import type { Plan } from '../../domain/plans/schema.js';
 import type { Project } from '../../domain/projects/schema.js';
 import type { AccessCodeRedemption } from '../../domain/access-codes/schema.js';
@@ -244,21 +244,6 @@ export async function toWelcome(
   return redirectResult(`${JOIN_PATH}/${context.project.id}/welcome?${query}`);
 }
 
-/** Runs one operation of a join as the join principal (surface `portal`). */
-function run<T>(
-  request: PublicRequest,
-  context: JoinContext,
-  operationId: Parameters<typeof runOperation>[2],
-  input: Record<string, unknown>,
-  idempotencyKey: string | undefined,
-) {
-  return runOperation<T>(request.runtime, context.principal, operationId, input, {
-    requestId: request.requestId,
-    idempotencyKey,
-    surface: 'portal',
-  });
-}
-
 /**
  * `POST /join/{project_id}/plans/{plan_id}`: a free plan goes to `free` (the join confirmed by e-mail,
  * `./free-join.tsx`), a paid plan to `checkout` (Stripe Checkout); an unavailable, inactive or unknown plan answers the
@@ -286,9 +271,9 @@ export async function joinPlan(
  */
 export async function redeemCode(request: PublicRequest, context: JoinContext): Promise<ApiGatewayResult> {
   const email = formText(request.form, 'email');
-  const redemption = await run<AccessCodeRedemption>(
+  const redemption = await runPublicOperation<AccessCodeRedemption>(
     request,
-    context,
+    context.principal,
     'redeemAccessCode',
     { project_id: context.project.id, code: formText(request.form, 'code') ?? '', subscriber: email ? { email } : {} },
     request.form.get('idempotency_key') ?? undefined,

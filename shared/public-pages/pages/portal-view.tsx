@@ -3,7 +3,8 @@ import type { Principal } from '../../auth/principal.js';
 import { DataTable, IdempotencyField, ProblemView, SubscriptionStatusBadge, When } from '../../web/components.js';
 import { h, type Html } from '../../web/html.js';
 import { htmlResult } from '../../web/results.js';
-import { runOperation, type ListPage } from '../../web/run-operation.js';
+import type { ListPage } from '../../web/run-operation.js';
+import { runPublicOperation } from '../operations.js';
 import type { Payment } from '../../domain/payments/schema.js';
 import { listPlans } from '../../domain/plans/repository.js';
 import type { Plan } from '../../domain/plans/schema.js';
@@ -198,20 +199,16 @@ export async function portalView(
   signedIn: { session: PortalSession; principal: Principal },
   problem?: ProblemDocument,
 ): Promise<Html> {
-  const { runtime, requestId } = request;
+  const { runtime } = request;
   const { principal, session } = signedIn;
-  const options = { requestId, surface: 'portal' as const };
   const [project, plans, subscriptions, payments] = await Promise.all([
     getProject(runtime.store, principal, projectId),
     listPlans(runtime.store, principal, projectId, { limit: 100 }),
-    runOperation<ListPage<Subscription>>(
-      runtime,
-      principal,
-      'listSubscriptions',
-      { project_id: projectId, limit: 100 },
-      options,
-    ),
-    runOperation<ListPage<Payment>>(runtime, principal, 'listPayments', { project_id: projectId, limit: 25 }, options),
+    runPublicOperation<ListPage<Subscription>>(request, principal, 'listSubscriptions', {
+      project_id: projectId,
+      limit: 100,
+    }),
+    runPublicOperation<ListPage<Payment>>(request, principal, 'listPayments', { project_id: projectId, limit: 25 }),
   ]);
   const planById = new Map(plans.data.map((plan) => [plan.id, plan]));
   const discordState =

@@ -3,7 +3,7 @@ import type { Principal } from '../../auth/principal.js';
 import { h } from '../../web/html.js';
 import { csrfRefusal, csrfTokenMatches } from '../../web/csrf.js';
 import { htmlResult, redirectResult } from '../../web/results.js';
-import { runOperation } from '../../web/run-operation.js';
+import { runPublicOperation } from '../operations.js';
 import {
   createPortalLink,
   consumePortalLink,
@@ -100,11 +100,13 @@ const subscriptionAction = (operationId: 'cancelSubscription' | 'resumeSubscript
   portalAction(async (request, projectId, subscriptionId, signedIn) => {
     const input =
       operationId === 'cancelSubscription' ? { id: subscriptionId, at_period_end: true } : { id: subscriptionId };
-    const outcome = await runOperation(request.runtime, signedIn.principal, operationId, input, {
-      requestId: request.requestId,
-      idempotencyKey: request.form.get('idempotency_key') ?? undefined,
-      surface: 'portal',
-    });
+    const outcome = await runPublicOperation(
+      request,
+      signedIn.principal,
+      operationId,
+      input,
+      request.form.get('idempotency_key') ?? undefined,
+    );
     if (!outcome.ok)
       return htmlResult(outcome.problem.status, await portalView(request, projectId, signedIn, outcome.problem));
     return redirectResult(portalPath(projectId));
@@ -128,11 +130,7 @@ function runPortalOperation<T>(
   input: Record<string, unknown>,
   idempotencyKey?: string,
 ) {
-  return runOperation<T>(request.runtime, signedIn.principal, operationId, input, {
-    requestId: request.requestId,
-    idempotencyKey,
-    surface: 'portal',
-  });
+  return runPublicOperation<T>(request, signedIn.principal, operationId, input, idempotencyKey);
 }
 
 /** "Update payment method": `openBillingPortal` (a Stripe Billing Portal session), then 303 to it. */

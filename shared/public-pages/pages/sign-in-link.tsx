@@ -2,7 +2,7 @@
 import { ProblemView } from '../../web/components.js';
 import { h, type Html } from '../../web/html.js';
 import { htmlResult } from '../../web/results.js';
-import { runOperation } from '../../web/run-operation.js';
+import { runPublicOperation } from '../operations.js';
 import { SIGN_IN_LINK_LIFETIME_MS } from '../../domain/portal-sessions/links.js';
 import { Email } from '../../domain/subscribers/schema.js';
 import { ProblemError, toProblem, type ProblemDocument } from '../../errors.js';
@@ -79,13 +79,10 @@ export async function requestSignInLinkPage(
   if (!context && !Email.safeParse(email).success)
     return htmlResult(422, <SignInLinkRefused problem={malformed(request.requestId)} {...form} />);
   if (!context) return htmlResult(200, <SignInLinkSent />);
-  const outcome = await runOperation(
-    request.runtime,
-    context.principal,
-    'requestSignInLink',
-    { project_id: projectId, email },
-    { requestId: request.requestId, surface: 'portal' },
-  );
+  const outcome = await runPublicOperation(request, context.principal, 'requestSignInLink', {
+    project_id: projectId,
+    email,
+  });
   if (outcome.ok) return htmlResult(200, <SignInLinkSent />);
   const problem = outcome.problem.code === 'VALIDATION_FAILED' ? malformed(request.requestId) : outcome.problem;
   return htmlResult(problem.status, <SignInLinkRefused problem={problem} {...form} />);

@@ -2,7 +2,7 @@
 import { h, type Html } from '../../web/html.js';
 import { csrfRefusal } from '../../web/csrf.js';
 import { htmlResult } from '../../web/results.js';
-import { runOperation } from '../../web/run-operation.js';
+import { runPublicOperation } from '../operations.js';
 import { UNSUBSCRIBE_PATH } from '../../domain/messages/paths.js';
 import type { ApiGatewayResult } from '../../http/api-gateway.js';
 import { hasUnsubscribeCsrf, unsubscribeCsrfToken, type PublicRequest } from '../http.js';
@@ -69,13 +69,9 @@ export async function unsubscribe(request: PublicRequest): Promise<ApiGatewayRes
   if (!oneClick && !hasUnsubscribeCsrf(request))
     throw csrfRefusal('This form did not carry its security token; nothing was changed.');
   const token = request.form.get('token') ?? request.query.get('token') ?? '';
-  const outcome = await runOperation<{ unsubscribed: boolean }>(
-    request.runtime,
-    null,
-    'unsubscribeFromMessages',
-    { token },
-    { requestId: request.requestId, surface: 'portal' },
-  );
+  const outcome = await runPublicOperation<{ unsubscribed: boolean }>(request, null, 'unsubscribeFromMessages', {
+    token,
+  });
   if (!outcome.ok && outcome.problem.code !== 'VALIDATION_FAILED')
     return htmlResult(outcome.problem.status, <ErrorPage problem={outcome.problem} />);
   return outcome.ok && outcome.result.unsubscribed
