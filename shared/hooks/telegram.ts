@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { equalInConstantTime } from '../constant-time.js';
 import * as z from '../schemas/zod.js';
 import { openCredentialInConstantWork } from '../credentials/repository.js';
 import { recordPlatformMembership, type PlatformMembershipUpdate } from '../domain/members/platform-updates.js';
@@ -62,17 +62,6 @@ type ChatMemberUpdated = z.infer<typeof ChatMemberUpdated>;
 type ChatMemberState = z.infer<typeof ChatMember>;
 
 const REFUSED: HookAnswer = { status: 401, body: { error: 'The secret token is missing or wrong.' } };
-/** Compared against when there is no stored secret, so every refusal costs the same comparison. */
-const NO_SECRET = createHash('sha256').update('no webhook secret').digest();
-
-/** True when `given` equals `expected` (constant time over SHA-256 digests, so lengths leak nothing). */
-function secretMatches(given: string | undefined, expected: string | undefined): boolean {
-  const givenDigest = createHash('sha256')
-    .update(given ?? '', 'utf8')
-    .digest();
-  const expectedDigest = expected === undefined ? NO_SECRET : createHash('sha256').update(expected, 'utf8').digest();
-  return timingSafeEqual(givenDigest, expectedDigest) && given !== undefined && expected !== undefined;
-}
 
 /** True when a chat member state is inside the chat. */
 function isInside(state: ChatMemberState): boolean {
@@ -130,7 +119,7 @@ async function handleTelegramUpdate(
       isUuid(request.projectId) ? request.projectId.toLowerCase() : 'not-a-project',
       TELEGRAM_CREDENTIAL,
     );
-    if (!secretMatches(request.secretToken, credential?.secrets.webhook_secret) || !credential) return REFUSED;
+    if (!equalInConstantTime(request.secretToken, credential?.secrets.webhook_secret) || !credential) return REFUSED;
     const teamId = credential.description.team_id;
     const projectId = credential.description.project_id;
     let parsed: z.infer<typeof TelegramUpdate>;

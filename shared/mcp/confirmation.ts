@@ -5,6 +5,7 @@
  * token. `dry_run: true` returns the summary and changes nothing.
  */
 import { createHmac } from 'node:crypto';
+import { equalInConstantTime } from '../constant-time.js';
 import {
   acceptedContent,
   CLIENT_CAPABILITIES_META_KEY,
@@ -146,9 +147,10 @@ export function confirmationGate(
   if (!tool.inputSchema.safeParse(args).success) return { args };
   const summary = summaryOf(tool, args, key, tokenId, dryRun === true);
   if (dryRun === true) return { answer: result(summary, false) };
-  if (!needsConfirmation(tool) || confirm === summary.confirm) return { args };
+  const isToken = (value: unknown) => typeof value === 'string' && equalInConstantTime(value, summary.confirm);
+  if (!needsConfirmation(tool) || isToken(confirm)) return { args };
   const answered = acceptedContent<{ confirm?: unknown }>(context.inputResponses, 'confirm');
-  if (answered?.confirm === true && context.requestState() === summary.confirm) return { args };
+  if (answered?.confirm === true && isToken(context.requestState())) return { args };
   // A user who saw the question and did not agree gets the refusal, not the question again.
   const declined = context.inputResponses?.confirm !== undefined;
   const capabilities = context.envelope?.[CLIENT_CAPABILITIES_META_KEY] as { elicitation?: unknown } | undefined;

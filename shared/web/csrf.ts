@@ -1,4 +1,5 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { equalInConstantTime } from '../constant-time.js';
 import type { MiddlewareHandler } from 'hono';
 import { csrf } from 'hono/csrf';
 import { HTTPException } from 'hono/http-exception';
@@ -47,10 +48,7 @@ export function originCheck(): MiddlewareHandler {
 
 /** True when `presented` equals `expected` (both non-empty), compared in constant time. */
 export function csrfTokenMatches(presented: string | null | undefined, expected: string | null | undefined): boolean {
-  if (!presented || !expected) return false;
-  const a = Buffer.from(presented, 'utf8');
-  const b = Buffer.from(expected, 'utf8');
-  return a.length === b.length && timingSafeEqual(a, b);
+  return equalInConstantTime(presented, expected);
 }
 
 /** The token a request presents: the `X-CSRF-Token` header (htmx, passkey ceremonies) or the form's `csrf_token`. */
