@@ -1,6 +1,21 @@
 import type { PipelineMessage, Runtime } from '../runtime.js';
 import type { Key } from '../store/requests.js';
 import type { Store } from '../store/store.js';
+import { SWEEP_GRACE_MS } from './webhook-deliveries/policy.js';
+
+/**
+ * Where a resumable job's progress counts as stalled (epoch ms): a job whose last progress (`updated_at`) is older than
+ * this at `nowMs` has a crashed worker or a lost message, and the sweeper restarts it. `graceMs` default
+ * {@link SWEEP_GRACE_MS}.
+ */
+export function stalledBefore(nowMs: number, graceMs: number = SWEEP_GRACE_MS): number {
+  return nowMs - graceMs;
+}
+
+/** True when a job last progressed (`updatedAt`, ISO 8601) before {@link stalledBefore} `nowMs`. */
+export function isStalled(updatedAt: string, nowMs: number): boolean {
+  return Date.parse(updatedAt) < stalledBefore(nowMs);
+}
 
 /**
  * The one restart of the resumable jobs (replays, broadcasts, imports, access-code batches: DESIGN D6, D18, D32, D34):

@@ -11,7 +11,7 @@ import {
   loadBatchJob,
   updateRunningJob,
 } from '../../store/access-codes/jobs.js';
-import { SWEEP_GRACE_MS } from '../webhook-deliveries/policy.js';
+import { isStalled } from '../resumable-jobs.js';
 import { BATCH_JOB_MAX_RUNS, batchJobContext, type StoredAccessCodeBatchJob } from './batch-job.js';
 import { writeBatch, type GenerationJob } from './generation.js';
 import { requirePlanOfProject } from './plan.js';
@@ -21,8 +21,8 @@ import { requirePlanOfProject } from './plan.js';
  * claims the job first (a newer run stops the writes of an older one), deletes the batch an earlier run of it left
  * (a crash), then writes the chunks one at a time, each raising the job's `written` in its own transaction on
  * condition that the job still runs this run (a cancel stops the next chunk); the batch turns active with the job
- * `completed` and its codes sealed. A failure deletes what the run wrote. The sweeper queues a running job with no
- * progress for {@link SWEEP_GRACE_MS} again, up to {@link BATCH_JOB_MAX_RUNS} runs.
+ * `completed` and its codes sealed. A failure deletes what the run wrote. The sweeper queues a stalled running job
+ * ({@link isStalled}) again, up to {@link BATCH_JOB_MAX_RUNS} runs.
  */
 
 /** What one `access_code_batch` message did. */
@@ -76,8 +76,8 @@ async function failRun(
 
 /**
  * Runs the job of an `access_code_batch` message to its end: completed, cancelled meanwhile, or failed (its problem
- * recorded, never the codes; its batch deleted). `skipped` for a job not running, or one that progressed within
- * {@link SWEEP_GRACE_MS} under an earlier run (a duplicate message). Throws only on store errors outside the run.
+ * recorded, never the codes; its batch deleted). `skipped` for a job not running, or one an earlier run has
+ * not left stalled ({@link isStalled}: a duplicate message). Throws only on store errors outside the run.
  */
 export async function processAccessCodeBatch(
   runtime: Runtime,
@@ -87,7 +87,7 @@ export async function processAccessCodeBatch(
   if (!job || job.status !== 'running') return 'skipped';
   const nowMs = runtime.clock.nowMs();
   const runs = job.runs ?? 0;
-  if (runs > 0 && Date.parse(job.updated_at) > nowMs - SWEEP_GRACE_MS) return 'skipped';
+  if (runs > 0 && !isStalled(job.updated_at, nowMs)) return 'skipped';
   if (runs >= BATCH_JOB_MAX_RUNS)
     return failRun(runtime, job, runs, {
       code: 'INTERNAL_ERROR',

@@ -9,6 +9,7 @@ import { restartStalledImports } from '../imports/restart.js';
 import { requeueStalledMessages } from '../messages/sweeper.js';
 import { restartStalledAccessAudits } from '../access-audits/restart.js';
 import { restartStalledAccessCodeBatchJobs } from '../access-codes/restart.js';
+import { stalledBefore } from '../resumable-jobs.js';
 import { recoveryMessage } from './state-machine.js';
 
 /**
@@ -61,11 +62,12 @@ export async function sweep(
   );
   const fannedOut = await relayOutbox(runtime, nowMs - graceMs);
   const messages = await requeueStalledMessages(runtime, overdueBeforeMs, spacingMs);
-  const replays = await restartStalledReplays(runtime, nowMs - graceMs);
-  const broadcasts = await restartStalledBroadcasts(runtime, nowMs - graceMs);
-  const imports = await restartStalledImports(runtime, nowMs - graceMs);
-  const audits = await restartStalledAccessAudits(runtime, nowMs - graceMs);
-  const accessCodeBatches = await restartStalledAccessCodeBatchJobs(runtime, nowMs - graceMs);
+  const jobsStalledBefore = stalledBefore(nowMs, graceMs);
+  const replays = await restartStalledReplays(runtime, jobsStalledBefore);
+  const broadcasts = await restartStalledBroadcasts(runtime, jobsStalledBefore);
+  const imports = await restartStalledImports(runtime, jobsStalledBefore);
+  const audits = await restartStalledAccessAudits(runtime, jobsStalledBefore);
+  const accessCodeBatches = await restartStalledAccessCodeBatchJobs(runtime, jobsStalledBefore);
   return { requeued, fannedOut, messages, replays, broadcasts, imports, audits, accessCodeBatches };
 }
 
