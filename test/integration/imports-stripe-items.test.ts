@@ -2,7 +2,7 @@
  * Import from Stripe, prices and items (DESIGN D34): an inactive price becomes a plan, created inactive, only when a
  * subscription to import uses it (else it is skipped, `price_inactive`), and a re-run maps it to that plan; a
  * subscription with one plan item and metered add-ons joins that plan (the add-ons listed as ignored), one with two
- * plan items is skipped (`multiple_plans`).
+ * plan items, or of two archived prices, is skipped (`multiple_plans`).
  */
 import { describe, expect, it } from 'vitest';
 import {
@@ -104,6 +104,33 @@ describe('importing inactive Stripe prices', () => {
     expect(plans.find((plan) => plan.provider_price_id === 'price_archived')).toBeUndefined();
     const monthlyPlan = plans.find((plan) => plan.provider_price_id === monthly.id)!;
     expect(await linkedSubscription('sub_archived_and_monthly')).toMatchObject({ plan_id: monthlyPlan.id });
+  });
+
+  it('makes no plan of two archived prices that one subscription uses together: it is skipped as multiple_plans', async () => {
+    const first = addPrice('price_archived_a', { active: false, unit_amount: 500 });
+    const second = addPrice('price_archived_b', { active: false, unit_amount: 600 });
+    addSubscription('sub_two_archived', [first, second]);
+
+    for (const dryRun of [true, false]) {
+      const job = await runImport({ dry_run: dryRun });
+      expect(job.counts.plans).toEqual({ ...zero, created: 3, skipped: 3 });
+      for (const price of [first, second])
+        expect(job.skipped).toContainEqual({
+          kind: 'plans',
+          stripe_id: price.id,
+          reason: expect.stringMatching(/^price_inactive: /),
+        });
+      expect(job.skipped).toContainEqual({
+        kind: 'subscriptions',
+        stripe_id: 'sub_two_archived',
+        reason: expect.stringMatching(/^multiple_plans: the prices price_archived_a, price_archived_b /),
+      });
+      expect(job.counts.subscriptions).toMatchObject({ created: SEEDED_IMPORTED });
+    }
+    const plans = (await ok('GET', `/v1/projects/${projectId}/plans`)).data as Record<string, unknown>[];
+    expect(plans.map((plan) => plan.provider_price_id)).not.toContain(first.id);
+    expect(plans.map((plan) => plan.provider_price_id)).not.toContain(second.id);
+    expect(await linkedSubscription('sub_two_archived')).toBeUndefined();
   });
 });
 

@@ -205,8 +205,14 @@ export async function importSubscription(
     planFor(context, price.id) !== undefined ||
     (job.dry_run && (archived || !isInactivePrice(price)) && !('skip' in planOfPrice(price)));
   let planItem = planItemOf(stripeSubscription, (price) => makesPlan(price, false));
-  if (job.dry_run && 'skip' in planItem && planItem.skip.startsWith('no_plan'))
-    planItem = planItemOf(stripeSubscription, (price) => makesPlan(price, true));
+  if ('skip' in planItem && planItem.skip.startsWith('no_plan')) {
+    // Several archived prices that could each make a plan make none (the prices page decides so): `multiple_plans`.
+    const withArchived = planItemOf(
+      stripeSubscription,
+      (price) => makesPlan(price, true) || (isInactivePrice(price) && !('skip' in planOfPrice(price))),
+    );
+    if (job.dry_run || 'skip' in withArchived) planItem = withArchived;
+  }
   const item = 'skip' in planItem ? stripeSubscription.items.data[0] : planItem.item;
   const state = stateOfSubscription(stripeSubscription, item);
   if ('skip' in state) return tally(context, 'subscriptions', 'skipped', id, state.skip);

@@ -58,7 +58,7 @@ export async function plansOf(runtime: Runtime, principal: Principal, projectId:
 /**
  * The inactive prices of a page of prices, without a plan yet, that a subscription the import will bring on that price
  * uses: not ended, started, and with that price as its one plan item (another item's price having a plan already, or
- * making one as an active price, makes it `multiple_plans`). One Stripe list of each one's subscriptions. Throws
+ * able to make one, active or archived, on this page or another, makes it `multiple_plans`). One Stripe list of each one's subscriptions. Throws
  * {@link ImportPageRetry} (Stripe busy or unreachable) or an Error (refused), so the queue tries the page again.
  */
 async function inactivePricesInUse(
@@ -76,7 +76,7 @@ async function inactivePricesInUse(
   const hasPlan = (price: Stripe.Price) => {
     const mapped = job.plan_mapping[price.id];
     if (mapped) return plans.byId.has(mapped);
-    return plans.byPrice.has(price.id) || (!isInactivePrice(price) && !('skip' in planOfPrice(price)));
+    return plans.byPrice.has(price.id) || !('skip' in planOfPrice(price));
   };
   const importedOn = (priceId: string) => (subscription: Stripe.Subscription) => {
     const planItem = planItemOf(subscription, (price) => price.id === priceId || hasPlan(price));
