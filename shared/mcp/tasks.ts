@@ -18,7 +18,6 @@ import {
 import { MissingRequiredClientCapabilityError, ProtocolErrorCode, type Server } from '@modelcontextprotocol/server';
 import type { Principal } from '../auth/principal.js';
 import { toolDefinition, type ToolDefinition } from '../catalogues/tools.js';
-import { handlerOf } from '../domain/handlers.js';
 import { getReplayJob } from '../domain/webhook-replays/repository.js';
 import { BATCH_JOB_TTL_SECONDS, INLINE_BATCH_MAX, type AccessCodeBatchJob } from '../domain/access-codes/batch-job.js';
 import { readBatchJob, type BatchJobRead } from '../domain/access-codes/batch-jobs.js';
@@ -27,6 +26,7 @@ import { pipelineOperationById, type InternalOperationId, type OperationId } fro
 import type { WebhookReplay } from '../domain/webhook-replays/schema.js';
 import { ProblemError } from '../errors.js';
 import type { Runtime } from '../runtime.js';
+import { mcpHandlerOf } from './handlers.js';
 import { canCall, type ToolCallResult, type ToolListing } from './tools.js';
 
 /** How often a client should poll `tasks/get` (ms). */
@@ -74,7 +74,7 @@ async function cancelThroughPipeline(
     runtime,
     principal,
     operation: pipelineOperationById(operationId),
-    handler: handlerOf(operationId),
+    handler: mcpHandlerOf(operationId),
     surface: 'mcp',
     requestId,
     activityName: 'tasks/cancel',

@@ -3,7 +3,7 @@ import { Problem } from '../schemas/common.js';
 import { authorizeOperation } from '../auth/authorize.js';
 import { actorOf, type Principal } from '../auth/principal.js';
 import { TOOL_DEFINITIONS, toolDefinition, type ToolDefinition, type ToolName } from '../catalogues/tools.js';
-import { handlerOf } from '../domain/handlers.js';
+import { mcpHandlerOf } from './handlers.js';
 import { ProblemError, fieldErrors, type ProblemDocument } from '../errors.js';
 import { parseIdempotencyKey } from '../limits/idempotency.js';
 import { invokeOperation, recordRefusedCall } from '../operations/invoke.js';
@@ -227,7 +227,7 @@ export async function callTool(
     runtime,
     principal,
     operation: asTask ? pipelineOperationById(asTask) : operationById(entry.operationId),
-    handler: handlerOf(asTask ?? (entry.operationId as OperationId)),
+    handler: mcpHandlerOf(asTask ?? (entry.operationId as OperationId)),
     surface: 'mcp',
     requestId,
     startedAt: started,

@@ -1,4 +1,5 @@
-import { handlerOf } from '../domain/handlers.js';
+import { tokensInternalHandlers } from '../domain/tokens/internal-handlers.js';
+import { anyHandler } from '../operations/handler.js';
 import { invokeOperation } from '../operations/invoke.js';
 import { inputSchemaOf, pipelineOperationById } from '../operations/registry.js';
 import type { Runtime } from '../runtime.js';
@@ -30,7 +31,7 @@ async function runPublicOperation(
   caller: Caller,
 ): Promise<{ ok: true; result: unknown } | { ok: false; response: Response }> {
   let refused = null as OAuthError | null;
-  const handler = handlerOf(id);
+  const handler = anyHandler(tokensInternalHandlers[id] as never);
   const outcome = await invokeOperation({
     runtime,
     principal: null,
