@@ -147,22 +147,17 @@ export async function readPlatformUserClaim(
 }
 
 /**
- * The SET clause and values of the member's status copy on its platform-user claim: `member_status`,
- * `member_status_changed_at` and `member_revision` (the member's revision that status was written at), written in the
- * transaction of every status change so a known sender costs the Telegram hook one read (DESIGN D34).
+ * The SET clause and values of the member's status copy on its platform-user claim (`member_status`,
+ * `member_status_changed_at`), written in the transaction of every status change, so the copy always equals the member
+ * and a known sender costs the Telegram hook one read (DESIGN D34).
  */
-export function claimStatusCopy(
-  member: Pick<Member, 'status' | 'status_changed_at'>,
-  revision: number,
-): { clause: string; values: Record<string, unknown> } {
+export function claimStatusCopy(member: Pick<Member, 'status' | 'status_changed_at'>): {
+  clause: string;
+  values: Record<string, unknown>;
+} {
   return {
-    clause:
-      'member_status = :member_status, member_status_changed_at = :member_status_changed_at, member_revision = :member_revision',
-    values: {
-      ':member_status': member.status,
-      ':member_status_changed_at': member.status_changed_at,
-      ':member_revision': revision,
-    },
+    clause: 'member_status = :member_status, member_status_changed_at = :member_status_changed_at',
+    values: { ':member_status': member.status, ':member_status_changed_at': member.status_changed_at },
   };
 }
 
@@ -183,7 +178,7 @@ export function putNewMember(tx: Transaction, teamId: string, member: Member): v
 export function writeMemberChange(tx: Transaction, teamId: string, read: Item, next: Member): void {
   const revision = revisionCondition(read);
   if (read.status !== next.status) {
-    const copy = claimStatusCopy(next, Number(read.revision ?? 0) + 1);
+    const copy = claimStatusCopy(next);
     tx.update(platformUserKey(teamId, next.project_id, next.platform_user_id), {
       expression: `SET ${copy.clause}`,
       condition: 'member_id = :member',
@@ -321,7 +316,7 @@ export function claimPlatformUser(
   claim: { subscriberId: string | null; invited: boolean },
 ): void {
   const { project_id: projectId, platform_user_id: platformUserId } = member;
-  const copy = claimStatusCopy(member, 0);
+  const copy = claimStatusCopy(member);
   const values = { ':member': member.id, ':entity': entity.platformUser, ':project': projectId, ...copy.values };
   const set = `SET member_id = :member, #entity = :entity, project_id = :project, ${copy.clause}`;
   const free = 'attribute_not_exists(subscriber_id) AND attribute_not_exists(member_id)';

@@ -332,7 +332,7 @@ export const subscriberStore = {
     subscriberId: string,
     member: Pick<Member, 'id' | 'project_id' | 'platform_user_id' | 'status' | 'status_changed_at'>,
   ): void {
-    const copy = claimStatusCopy(member, 0);
+    const copy = claimStatusCopy(member);
     tx.update(platformUserKey(teamId, member.project_id, member.platform_user_id), {
       expression: `SET member_id = :member, ${copy.clause}`,
       condition: 'subscriber_id = :subscriber AND attribute_not_exists(member_id)',

@@ -75,7 +75,6 @@ const StoredPlatformUserClaim = z.object({
   member_id: z.optional(Member.shape.id),
   member_status: z.optional(Member.shape.status),
   member_status_changed_at: z.optional(Member.shape.status_changed_at),
-  member_revision: z.optional(z.number()),
 });
 /** A platform-user claim as stored. */
 export type StoredPlatformUserClaim = z.infer<typeof StoredPlatformUserClaim>;
