@@ -96,7 +96,7 @@ function lockdownExempt(operation: PipelineOperation, principal: Principal): boo
 /**
  * Runs one operation for any surface (D1–D5, D13, D20, D35): per-IP limit → admit → ability and scope
  * (TOKEN_MISSING_ABILITY) → decode → idempotency → handler; writes also store completion and activity and check
- * BILLING_LOCKED unless exempt. Every write gets one activity entry (a public one once its handler identified the
+ * BILLING_LOCKED unless exempt. A read does not wait for the limits: it runs beside them, and their refusal is the answer. Every write gets one activity entry (a public one once its handler identified the
  * team). Never throws: problem documents.
  */
 export async function invokeOperation(call: Invocation): Promise<InvocationOutcome> {
@@ -128,14 +128,30 @@ export async function invokeOperation(call: Invocation): Promise<InvocationOutco
   let scope: RequestScope | null = null;
   let outcome: InvocationOutcome | undefined;
   let rate: RateLimitState | undefined;
-  try {
+  const admit = async () => {
     if (operation.perIpLimit)
       rate = await consumeRateLimit(runtime.store, runtime.clock, operation.perIpLimit, call.clientIp ?? 'unknown');
     await call.admit?.();
+  };
+  // A read runs beside its admission (the rate limits and the surface's checks, D4): it need not wait for their round
+  // trips, and a refusal discards its result and stands as the answer. Anything that writes waits for it.
+  let pendingAdmission: Promise<void> | null = null;
+  const admitted = async () => {
+    const admission = pendingAdmission;
+    pendingAdmission = null;
+    await admission;
+  };
+  try {
+    if (write) await admit();
+    else {
+      pendingAdmission = admit();
+      pendingAdmission.catch(() => undefined);
+    }
     if (principal && operation.ability)
       authorizeOperation(principal, { id: operation.id, ability: operation.ability, teamWide: operation.teamWide });
     const decoded = call.decode();
     if (decoded.idempotencyKey && principal) {
+      await admitted();
       claim = await beginIdempotentRequest(
         runtime.store,
         runtime.clock,
@@ -181,6 +197,7 @@ export async function invokeOperation(call: Invocation): Promise<InvocationOutco
     } catch (error) {
       throw (decoded.input.cursor !== undefined && cursorRejection(error, decoded.cursorField)) || error;
     }
+    await admitted();
     if (claim?.kind === 'claimed') {
       const completed = claim;
       claim = null; // the operation took effect: its key is completed, never released
@@ -195,7 +212,13 @@ export async function invokeOperation(call: Invocation): Promise<InvocationOutco
     outcome = { ok: true, result, replayed: false, rate };
     return outcome;
   } catch (error) {
-    let failure = error;
+    // A read's refused admission is the answer, whatever the read did meanwhile.
+    let failure = pendingAdmission
+      ? ((await pendingAdmission.then(
+          () => null,
+          (refusal: unknown) => refusal,
+        )) ?? error)
+      : error;
     if (claim?.kind === 'claimed') {
       // 'claim': the key is released and the error stands; 'in-transaction': the record, read once,
       // decides — a duplicate that lost to the first one replays its response (D3).

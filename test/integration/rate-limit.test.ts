@@ -308,4 +308,34 @@ describe('REST (bucket rest, 600 per minute per token)', () => {
     ).toBe(200);
     expect(commands.slice(0, 2)).toEqual(['batchGet', 'update']); // token + IP counter in one read, then the token's own bucket
   });
+
+  it('runs a read beside its rate limit’s update, and answers a refused one with the 429 alone (D4)', async () => {
+    const events: string[] = [];
+    const traced = {
+      ...runtime,
+      store: new Proxy(runtime.store, {
+        get: (target, property, receiver) => {
+          const value = Reflect.get(target, property, receiver);
+          if (property !== 'update' && property !== 'get') return value;
+          return async (...args: [{ Key?: { pk: string }; pk?: string }, ...unknown[]]) => {
+            // `update RATE`: the token's counter (an update request); `get TEAM`: the operation's read (a key).
+            const name = `${String(property)} ${(args[0].Key?.pk ?? args[0].pk ?? '').split('#')[0]}`;
+            events.push(`${name} sent`);
+            const answer = await (value as (...args: unknown[]) => Promise<unknown>).apply(target, args);
+            events.push(`${name} answered`);
+            return answer;
+          };
+        },
+      }),
+    };
+    const served = await rest(traced, { method: 'GET', path: '/v1/teams/current', token });
+    expect(served.status).toBe(200);
+    // The team's read is sent before the counter's update answers: one round trip instead of two.
+    expect(events).toContain('update RATE answered');
+    expect(events.indexOf('get TEAM sent')).toBeLessThan(events.indexOf('update RATE answered'));
+    await consumeRateLimit(runtime.store, clock, 'rest', tokenId, RATE_LIMITS.rest.limit - 1);
+    const refused = await rest(traced, { method: 'GET', path: '/v1/teams/current', token });
+    expectRestProblem(refused, 'RATE_LIMITED');
+    expect(refused.json).not.toHaveProperty('id');
+  });
 });

@@ -19,8 +19,15 @@ const operation = {
 } as unknown as AnyOperation;
 const runtime = { clock: manualClock(0) } as unknown as Runtime;
 
+/** The same operation as a write (POST): everything before its handler must pass first. */
+const writeOperation = {
+  ...operation,
+  rest: { method: 'POST', path: '/v1/things', successStatus: 201 },
+} as AnyOperation;
+
 function invoke(
   handler: Invocation['handler'],
+  invoked: AnyOperation = operation,
   decode: Invocation['decode'] = () => ({
     input: {},
     idempotencyKey: null,
@@ -28,7 +35,15 @@ function invoke(
     cursorField: 'query.cursor',
   }),
 ) {
-  return invokeOperation({ runtime, principal: null, operation, handler, surface: 'rest', requestId: 'req-1', decode });
+  return invokeOperation({
+    runtime,
+    principal: null,
+    operation: invoked,
+    handler,
+    surface: 'rest',
+    requestId: 'req-1',
+    decode,
+  });
 }
 
 describe('invokeOperation', () => {
@@ -55,12 +70,12 @@ describe('invokeOperation', () => {
     expect(order).toEqual(['admit', 'decode', 'handler']);
   });
 
-  it('stops at a refusal of admit or decode: the handler never runs', async () => {
+  it('stops a write at a refusal of admit or decode: the handler never runs', async () => {
     const handler = vi.fn(async () => ({}));
     const refused = await invokeOperation({
       runtime,
       principal: null,
-      operation,
+      operation: writeOperation,
       handler,
       surface: 'rest',
       requestId: 'req-1',
@@ -74,7 +89,7 @@ describe('invokeOperation', () => {
       problem: { code: 'RATE_LIMITED', status: 429, request_id: 'req-1' },
       headers: { 'Retry-After': '3' },
     });
-    const invalid = await invoke(handler, () => {
+    const invalid = await invoke(handler, writeOperation, () => {
       throw new ProblemError('VALIDATION_FAILED', 'Bad.', { errors: [{ path: 'query.limit', message: 'Too big.' }] });
     });
     expect(invalid).toMatchObject({
@@ -82,6 +97,39 @@ describe('invokeOperation', () => {
       problem: { code: 'VALIDATION_FAILED', errors: [{ path: 'query.limit' }] },
     });
     expect(handler).not.toHaveBeenCalled();
+  });
+
+  it('runs a read beside admit, and answers admit’s refusal instead of the read’s result or failure', async () => {
+    const admission = Promise.withResolvers<void>();
+    const handler = vi.fn(async () => ({ secret: 'not for a refused caller' }));
+    const pending = invokeOperation({
+      runtime,
+      principal: null,
+      operation,
+      handler,
+      surface: 'rest',
+      requestId: 'req-1',
+      admit: () => admission.promise,
+      decode: () => ({ input: {}, idempotencyKey: null, fingerprint: [], cursorField: 'query.cursor' }),
+    });
+    await vi.waitFor(() => expect(handler).toHaveBeenCalledOnce());
+    admission.reject(new ProblemError('RATE_LIMITED', 'Slow down.', { headers: { 'Retry-After': '3' } }));
+    const refused = await pending;
+    expect(refused).toMatchObject({ ok: false, problem: { code: 'RATE_LIMITED', status: 429 } });
+    expect(JSON.stringify(refused)).not.toContain('not for a refused caller');
+    const failed = await invokeOperation({
+      runtime,
+      principal: null,
+      operation,
+      handler: async () => {
+        throw new ProblemError('NOT_FOUND', 'No such thing.');
+      },
+      surface: 'rest',
+      requestId: 'req-1',
+      admit: () => Promise.reject(new ProblemError('RATE_LIMITED', 'Slow down.')),
+      decode: () => ({ input: {}, idempotencyKey: null, fingerprint: [], cursorField: 'query.cursor' }),
+    });
+    expect(failed).toMatchObject({ ok: false, problem: { code: 'RATE_LIMITED' } });
   });
 
   it('answers a transaction that kept being cancelled by concurrent ones with CONFLICT, not an internal error', async () => {
@@ -104,6 +152,7 @@ describe('invokeOperation', () => {
       async () => {
         throw Object.assign(new Error('The provided starting key is invalid'), { name: 'ValidationException' });
       },
+      operation,
       () => ({ input: { cursor: 'abc' }, idempotencyKey: null, fingerprint: [], cursorField: 'arguments.cursor' }),
     );
     expect(outcome).toMatchObject({
