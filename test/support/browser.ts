@@ -2,7 +2,7 @@
  * The dashboard's browser tests' one way to drive Chromium (DESIGN §6, D21): Debian's `chromium`
  * (`CHROMIUM_PATH` overrides) through playwright-core, headless; a virtual WebAuthn authenticator per
  * browser context (CDP `WebAuthn.enable` / `addVirtualAuthenticator`); the axe-core check; screenshots
- * under `test-results/`. A missing browser is a failure that names the install command, never a skip.
+ * under `test-results/` with `SCREENSHOTS=1`. A missing browser is a failure that names the install command, never a skip.
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -76,8 +76,12 @@ export async function expectAccessible(page: Page): Promise<void> {
   expect(violations, `axe on ${page.url()}`).toEqual([]);
 }
 
-/** Saves a full-page screenshot as `test-results/dashboard/<name>.png`. */
+/**
+ * Saves a full-page screenshot as `test-results/dashboard/<name>.png` when `SCREENSHOTS=1` (a PNG of a full page costs
+ * a quarter of a second, and nothing asserts on it: the pictures are for people reviewing the pages).
+ */
 export async function screenshot(page: Page, name: string): Promise<void> {
+  if (process.env.SCREENSHOTS !== '1') return;
   mkdirSync(SCREENSHOT_DIRECTORY, { recursive: true });
   await page.screenshot({ path: join(SCREENSHOT_DIRECTORY, `${name}.png`), fullPage: true });
 }
