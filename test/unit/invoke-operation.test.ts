@@ -25,24 +25,21 @@ const writeOperation = {
   rest: { method: 'POST', path: '/v1/things', successStatus: 201 },
 } as AnyOperation;
 
+/** Runs `handler` as the public read (or `options.operation`) through the pipeline, with request id `req-1`. */
 function invoke(
   handler: Invocation['handler'],
-  invoked: AnyOperation = operation,
-  decode: Invocation['decode'] = () => ({
-    input: {},
-    idempotencyKey: null,
-    fingerprint: [],
-    cursorField: 'query.cursor',
-  }),
+  options: Partial<Pick<Invocation, 'admit' | 'decode'>> & { operation?: AnyOperation } = {},
 ) {
   return invokeOperation({
     runtime,
     principal: null,
-    operation: invoked,
+    operation: options.operation ?? operation,
     handler,
     surface: 'rest',
     requestId: 'req-1',
-    decode,
+    admit: options.admit,
+    decode:
+      options.decode ?? (() => ({ input: {}, idempotencyKey: null, fingerprint: [], cursorField: 'query.cursor' })),
   });
 }
 
@@ -72,25 +69,22 @@ describe('invokeOperation', () => {
 
   it('stops a write at a refusal of admit or decode: the handler never runs', async () => {
     const handler = vi.fn(async () => ({}));
-    const refused = await invokeOperation({
-      runtime,
-      principal: null,
+    const refused = await invoke(handler, {
       operation: writeOperation,
-      handler,
-      surface: 'rest',
-      requestId: 'req-1',
       admit: () => {
         throw new ProblemError('RATE_LIMITED', 'Slow down.', { headers: { 'Retry-After': '3' } });
       },
-      decode: () => ({ input: {}, idempotencyKey: null, fingerprint: [], cursorField: 'query.cursor' }),
     });
     expect(refused).toMatchObject({
       ok: false,
       problem: { code: 'RATE_LIMITED', status: 429, request_id: 'req-1' },
       headers: { 'Retry-After': '3' },
     });
-    const invalid = await invoke(handler, writeOperation, () => {
-      throw new ProblemError('VALIDATION_FAILED', 'Bad.', { errors: [{ path: 'query.limit', message: 'Too big.' }] });
+    const invalid = await invoke(handler, {
+      operation: writeOperation,
+      decode: () => {
+        throw new ProblemError('VALIDATION_FAILED', 'Bad.', { errors: [{ path: 'query.limit', message: 'Too big.' }] });
+      },
     });
     expect(invalid).toMatchObject({
       ok: false,
@@ -102,33 +96,18 @@ describe('invokeOperation', () => {
   it('runs a read beside admit, and answers admit’s refusal instead of the read’s result or failure', async () => {
     const admission = Promise.withResolvers<void>();
     const handler = vi.fn(async () => ({ secret: 'not for a refused caller' }));
-    const pending = invokeOperation({
-      runtime,
-      principal: null,
-      operation,
-      handler,
-      surface: 'rest',
-      requestId: 'req-1',
-      admit: () => admission.promise,
-      decode: () => ({ input: {}, idempotencyKey: null, fingerprint: [], cursorField: 'query.cursor' }),
-    });
+    const pending = invoke(handler, { admit: () => admission.promise });
     await vi.waitFor(() => expect(handler).toHaveBeenCalledOnce());
     admission.reject(new ProblemError('RATE_LIMITED', 'Slow down.', { headers: { 'Retry-After': '3' } }));
     const refused = await pending;
     expect(refused).toMatchObject({ ok: false, problem: { code: 'RATE_LIMITED', status: 429 } });
     expect(JSON.stringify(refused)).not.toContain('not for a refused caller');
-    const failed = await invokeOperation({
-      runtime,
-      principal: null,
-      operation,
-      handler: async () => {
+    const failed = await invoke(
+      async () => {
         throw new ProblemError('NOT_FOUND', 'No such thing.');
       },
-      surface: 'rest',
-      requestId: 'req-1',
-      admit: () => Promise.reject(new ProblemError('RATE_LIMITED', 'Slow down.')),
-      decode: () => ({ input: {}, idempotencyKey: null, fingerprint: [], cursorField: 'query.cursor' }),
-    });
+      { admit: () => Promise.reject(new ProblemError('RATE_LIMITED', 'Slow down.')) },
+    );
     expect(failed).toMatchObject({ ok: false, problem: { code: 'RATE_LIMITED' } });
   });
 
@@ -152,8 +131,14 @@ describe('invokeOperation', () => {
       async () => {
         throw Object.assign(new Error('The provided starting key is invalid'), { name: 'ValidationException' });
       },
-      operation,
-      () => ({ input: { cursor: 'abc' }, idempotencyKey: null, fingerprint: [], cursorField: 'arguments.cursor' }),
+      {
+        decode: () => ({
+          input: { cursor: 'abc' },
+          idempotencyKey: null,
+          fingerprint: [],
+          cursorField: 'arguments.cursor',
+        }),
+      },
     );
     expect(outcome).toMatchObject({
       ok: false,
