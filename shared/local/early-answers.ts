@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { ProblemError } from '../errors.js';
 import { responseToResult, writeResult, type ApiGatewayResult } from '../http/api-gateway.js';
 import { problemResult } from '../http/rest-pipeline.js';
-import { MCP_CORS_HEADERS, mcpPayloadTooLargeResponse } from '../mcp/http-handler.js';
+import { MCP_CORS_HEADERS, mcpPayloadTooLargeResponse } from '../mcp/responses.js';
 import { hostnameOf } from './hosts.js';
 
 /** The local server's answers given before a request reaches a surface (DESIGN D5): foreign hosts, bodies too large. */

@@ -13,7 +13,7 @@ import {
   type ApiGatewayResult,
 } from '../http/api-gateway.js';
 import { MAX_BODY_BYTES } from '../http/rest-pipeline.js';
-import { MAX_MCP_BODY_BYTES } from '../mcp/http-handler.js';
+import { MAX_MCP_BODY_BYTES } from '../mcp/responses.js';
 import { createMcpHandler } from '../mcp/lambda.js';
 import { PROTECTED_RESOURCE_METADATA_PATHS } from '../mcp/resource-metadata.js';
 import { isOAuthPath } from '../oauth/http-handler.js';

@@ -6,7 +6,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { authenticateRequest } from '../auth/authenticate-request.js';
 import { requireAbility } from '../auth/authorize.js';
-import { ProblemError, toProblem } from '../errors.js';
+import { ProblemError } from '../errors.js';
 import { consumeRateLimit, rateLimitHeaders, type RateLimitState } from '../limits/rate-limit.js';
 import type { Runtime } from '../runtime.js';
 import {
@@ -17,6 +17,7 @@ import {
 import { buildMcpServer, connectMcpServer, serveModernRequest } from './server.js';
 import {
   invalidJsonRpc,
+  isReadOnlyToolCall,
   jsonRpcError,
   methodNotAllowed,
   MODERN_PROTOCOL_VERSION,
@@ -30,20 +31,7 @@ import { recordRefusedToolCalls } from './tools.js';
 import { withGateChallenge, withToolScopeChallenge } from './scope-challenge.js';
 import { logger } from '../logger.js';
 import { handleOAuthRequest, isOAuthPath } from '../oauth/http-handler.js';
-
-/** Largest accepted JSON-RPC body, in bytes (1 MiB). */
-export const MAX_MCP_BODY_BYTES = 1024 * 1024;
-
-/** CORS of the tool server, exactly as the interface's table ("CORS (tool server)"). */
-export const MCP_CORS_HEADERS: Readonly<Record<string, string>> = {
-  'Access-Control-Allow-Origin': '*',
-  'Access-Control-Allow-Methods': 'POST, GET, DELETE, OPTIONS',
-  'Access-Control-Allow-Headers':
-    'Authorization, Content-Type, Accept, MCP-Session-Id, MCP-Protocol-Version, Last-Event-ID',
-  'Access-Control-Expose-Headers':
-    'MCP-Session-Id, X-RateLimit-Limit, X-RateLimit-Remaining, Retry-After, WWW-Authenticate',
-  'Access-Control-Max-Age': '86400',
-};
+import { MAX_MCP_BODY_BYTES, MCP_CORS_HEADERS, mcpPayloadTooLarge, problemResponse, withHeaders } from './responses.js';
 
 /** Per-request facts the HTTP edge knows (API Gateway or the local server). */
 export interface McpRequestContext {
@@ -62,31 +50,6 @@ export interface McpRequestContext {
 }
 
 /**
- * A problem-document response (DESIGN D1) for a request that never reached
- * {@link handleMcpHttpRequest} (e.g. an API Gateway event that is not a valid HTTP request), with the
- * interface's CORS headers and `X-Request-Id`. A {@link ProblemError} keeps its code; anything else is
- * INTERNAL_ERROR (500).
- */
-export function mcpProblemResponse(error: unknown, requestId: string): Response {
-  return withHeaders(problemResponse(error, requestId), { ...MCP_CORS_HEADERS, 'X-Request-Id': requestId });
-}
-
-function problemResponse(error: unknown, requestId: string, extraHeaders: Record<string, string> = {}): Response {
-  const { problem, headers } = toProblem(error, requestId);
-  return new Response(JSON.stringify(problem), {
-    status: problem.status,
-    headers: { 'Content-Type': 'application/problem+json', ...headers, ...extraHeaders },
-  });
-}
-
-function withHeaders(response: Response, headers: Record<string, string>): Response {
-  const merged = new Headers(response.headers);
-  for (const [name, value] of Object.entries(headers)) merged.set(name, value);
-  merged.delete('set-cookie'); // cookies are never set on the tool-server surface
-  return new Response(response.body, { status: response.status, statusText: response.statusText, headers: merged });
-}
-
-/**
  * An AUTHENTICATION_REQUIRED problem of the tool server with `resource_metadata="<origin>/.well-known/
  * oauth-protected-resource/mcp"` added to its `WWW-Authenticate: Bearer` challenge (MCP "Authorization",
  * RFC 9728 §5.1), for the origin of `request`; any other problem is returned unchanged.
@@ -101,20 +64,6 @@ function withResourceMetadata(error: ProblemError, request: Request): ProblemErr
       'WWW-Authenticate': `${challenge}, resource_metadata="${protectedResourceMetadataUrl(request.url)}"`,
     },
   });
-}
-
-/** The tool server's answer to a body over {@link MAX_MCP_BODY_BYTES}: 413 with JSON-RPC error -32000. */
-function mcpPayloadTooLarge(): Response {
-  return jsonRpcError(413, -32000, `Request body larger than ${MAX_MCP_BODY_BYTES} bytes`);
-}
-
-/**
- * The tool server's 413 for a request whose body the HTTP edge stopped reading at
- * {@link MAX_MCP_BODY_BYTES} (the local server, DESIGN D5): the same answer {@link handleMcpHttpRequest}
- * gives, with the interface's CORS headers and `X-Request-Id`.
- */
-export function mcpPayloadTooLargeResponse(requestId: string): Response {
-  return withHeaders(mcpPayloadTooLarge(), { ...MCP_CORS_HEADERS, 'X-Request-Id': requestId });
 }
 
 /**
@@ -179,14 +128,24 @@ export async function handleMcpHttpRequest(
     }
     const { principal } = authentication;
     const token = { id: principal.tokenId, teamId: principal.teamId };
-    try {
-      rate = await consumeRateLimit(runtime.store, runtime.clock, 'mcp', principal.tokenId);
-      // 403 before any JSON-RPC is read, even a malformed body.
-      requireAbility(principal, 'mcp:full');
-    } catch (error) {
-      if (error instanceof ProblemError) await recordRefused(token, error, await bodyForLog());
+    const admission = consumeRateLimit(runtime.store, runtime.clock, 'mcp', principal.tokenId).then((state) => {
+      rate = state;
+    });
+    admission.catch(() => undefined);
+    // A 2026-07-28 call of one read-only tool runs beside the counter's update (D4): the call waits for it before it
+    // answers or logs, and a refusal (logged by the call) replaces the answer. Everything else waits for it here.
+    const beside =
+      modern &&
+      principal.abilities.has('mcp:full') &&
+      !(toolListingOf(request) instanceof Response) &&
+      isReadOnlyToolCall((await readBody()).parsed);
+    /** A refused admission or gate: logged (unless the call reached its tool, which logs) and challenged. */
+    const refuse = async (error: unknown, logged = false): Promise<never> => {
+      if (!logged && error instanceof ProblemError) await recordRefused(token, error, await bodyForLog());
       throw withGateChallenge(error, principal, request);
-    }
+    };
+    // 403 before any JSON-RPC is read, even a malformed body.
+    if (!beside) await admission.then(() => requireAbility(principal, 'mcp:full')).catch(refuse);
 
     // No server-initiated stream: GET and anything but POST/DELETE are 405.
     const notAllowed = methodNotAllowed(method);
@@ -207,7 +166,23 @@ export async function handleMcpHttpRequest(
     if (body.tooLarge) return mcpPayloadTooLarge();
     if (body.parsed === undefined) return jsonRpcError(400, -32700, 'Parse error: Invalid JSON');
     const { parsed } = body;
-    if (modern) return serveModernRequest(runtime, principal, requestId, request, parsed);
+    if (modern) {
+      let reached = false;
+      const admitCall = () => {
+        reached = true;
+        return admission;
+      };
+      const answer = await serveModernRequest(
+        runtime,
+        principal,
+        requestId,
+        request,
+        parsed,
+        beside ? admitCall : null,
+      );
+      if (beside) await admission.catch((error: unknown) => refuse(error, reached));
+      return answer;
+    }
     // An absent `MCP-Protocol-Version` means the version negotiated at `initialize`.
     const effectiveVersion = versionHeader ?? liveSession?.protocol_version ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION;
     const invalid = invalidJsonRpc(parsed, effectiveVersion);

@@ -4,7 +4,8 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { ProblemError } from '../errors.js';
 import type { Runtime } from '../runtime.js';
 import { eventToRequest, responseToResult, type ApiGatewayResult } from '../http/api-gateway.js';
-import { handleMcpApiRequest, mcpProblemResponse, type McpRequestContext } from './http-handler.js';
+import { handleMcpApiRequest, type McpRequestContext } from './http-handler.js';
+import { mcpProblemResponse } from './responses.js';
 
 /**
  * The MCP Lambda handler factory (DESIGN D5): API Gateway HTTP API v2 event → web `Request` →

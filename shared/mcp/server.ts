@@ -64,6 +64,7 @@ export function buildMcpServer(
   requestId: string,
   listing: ToolListing = FULL_LISTING,
   modern = false,
+  admission: (() => Promise<void>) | null = null,
 ): Server {
   const server = new Server(
     { name: 'membership-service', title: 'Membership Service', version: API_VERSION, icons: [SERVER_ICON] },
@@ -95,7 +96,7 @@ export function buildMcpServer(
     // as its task, and a tool that runs inline otherwise (a large access-code batch) starts its job instead.
     const tasks = modern && declaresTasks(context.mcpReq.envelope);
     const asTask = tasks ? taskStartOf(name, gate.args) : null;
-    const result = await callTool(runtime, principal, name, gate.args, requestId, listing, asTask);
+    const result = await callTool(runtime, principal, name, gate.args, requestId, listing, asTask, admission);
     if (!result) throw protocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
     const handle = tasks ? taskHandleOf(name, result) : null;
     return (handle ?? result) as never;
@@ -199,10 +200,11 @@ export async function serveModernRequest(
   requestId: string,
   request: Request,
   parsed: unknown,
+  admission: (() => Promise<void>) | null = null,
 ): Promise<Response> {
   const listing = toolListingOf(request);
   if (listing instanceof Response) return listing;
-  const handler = createMcpHandler(() => buildMcpServer(runtime, principal, requestId, listing, true), {
+  const handler = createMcpHandler(() => buildMcpServer(runtime, principal, requestId, listing, true, admission), {
     legacy: 'reject',
   });
   try {

@@ -207,6 +207,7 @@ export async function callTool(
   requestId: string,
   listing: ToolListing = FULL_LISTING,
   asTask: InternalOperationId | null = null,
+  admission: (() => Promise<void>) | null = null,
 ): Promise<ToolCallResult | null> {
   const started = performance.now();
   const entry = toolDefinition(name);
@@ -241,6 +242,7 @@ export async function callTool(
           `This request is read-only (\`MCP-Read-Only: 1\` or \`?read_only=1\`) and ${name} is not a read-only tool; send the call without read-only mode to run it.`,
         );
       }
+      return admission?.();
     },
     decode: () => {
       const parsed = entry.inputSchema.safeParse(rawArgs ?? {});

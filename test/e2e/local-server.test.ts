@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokeToken } from '../../shared/domain/tokens/repository.js';
 import { MAX_BODY_BYTES } from '../../shared/http/rest-pipeline.js';
-import { MAX_MCP_BODY_BYTES } from '../../shared/mcp/http-handler.js';
+import { MAX_MCP_BODY_BYTES } from '../../shared/mcp/responses.js';
 import { DEMO_TOKEN_FILE, type LocalService } from '../../shared/local/service.js';
 import { startTestService } from '../support/local-service.js';
 

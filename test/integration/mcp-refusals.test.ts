@@ -18,7 +18,15 @@ import { consumeRateLimit } from '../../shared/limits/rate-limit.js';
 import { handleMcpHttpRequest } from '../../shared/mcp/http-handler.js';
 import { toRaw, type RawMcpResponse } from '../support/mcp.js';
 import { mcpPost, mcpSession, toolsCall } from '../support/calls.js';
-import { createTestRuntime, seedTeam, seedToken, testClock, type TestRuntime } from '../support/store.js';
+import { modernRpc } from '../support/mcp-raw.js';
+import {
+  createTestRuntime,
+  seedTeam,
+  seedToken,
+  testClock,
+  traceRoundTrips,
+  type TestRuntime,
+} from '../support/store.js';
 
 let clock: ManualClock;
 let runtime: TestRuntime;
@@ -84,6 +92,28 @@ describe('refused tool calls are in the activity log (DESIGN D5)', () => {
       replies.filter((reply) => reply.status === 429).map((reply) => reply.headers.get('x-request-id')),
     );
     expect(new Set(refused.map((entry) => entry.request_id))).toEqual(limitedIds);
+  });
+
+  it('runs a 2026-07-28 call of a read-only tool beside the rate limit: 20 of 40 racing for the last 20 get the 429 alone, every call logged once', async () => {
+    const { runtime: traced, events } = traceRoundTrips(runtime);
+    const call = (client: TestRuntime) =>
+      modernRpc(client, token, 'tools/call', { name: 'get_team', arguments: {} }, options);
+    const options = { clientName: 'beside', clientIp: '198.51.100.31', tasks: false };
+    expect((await call(traced)).result.structuredContent).toMatchObject({ id: teamId });
+    // The team's read is sent before the counter's update answers: one round trip instead of two.
+    expect(events.indexOf('get TEAM sent')).toBeLessThan(events.indexOf('update RATE answered'));
+    await consumeRateLimit(runtime.store, clock, 'mcp', tokenId, 99); // 100 of the 120 used: the race is for the last 20
+    const answers = await Promise.all(Array.from({ length: 40 }, () => call(runtime)));
+    const limited = answers.filter((answer) => answer.status === 429);
+    expect(limited).toHaveLength(20);
+    for (const answer of limited) {
+      expect(answer).toMatchObject({ code: 'RATE_LIMITED' });
+      expect(answer).not.toHaveProperty('result');
+    }
+    const entries = await activity(tokenId);
+    expect(entries).toHaveLength(41);
+    expect(entries.filter((entry) => entry.outcome === 'RATE_LIMITED' && entry.status === 429)).toHaveLength(20);
+    expect(entries.filter((entry) => entry.outcome === 'ok')).toHaveLength(21);
   });
 
   it('records every tools/call of a batch refused because it does not fit in the bucket', async () => {

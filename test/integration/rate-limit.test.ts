@@ -12,7 +12,14 @@ import { ProblemError } from '../../shared/errors.js';
 import { consumeRateLimit, RATE_LIMITS } from '../../shared/limits/rate-limit.js';
 import { expectProblem, expectRestProblem } from '../support/guarantees.js';
 import { mcpPost, mcpSession, rest, toolsCall } from '../support/calls.js';
-import { createTestRuntime, seedTeam, seedToken, testClock, type TestRuntime } from '../support/store.js';
+import {
+  createTestRuntime,
+  seedTeam,
+  seedToken,
+  testClock,
+  traceRoundTrips,
+  type TestRuntime,
+} from '../support/store.js';
 
 let clock: ManualClock;
 let runtime: TestRuntime;
@@ -310,24 +317,7 @@ describe('REST (bucket rest, 600 per minute per token)', () => {
   });
 
   it('runs a read beside its rate limit’s update, and answers a refused one with the 429 alone (D4)', async () => {
-    const events: string[] = [];
-    const traced = {
-      ...runtime,
-      store: new Proxy(runtime.store, {
-        get: (target, property, receiver) => {
-          const value = Reflect.get(target, property, receiver);
-          if (property !== 'update' && property !== 'get') return value;
-          return async (...args: [{ Key?: { pk: string }; pk?: string }, ...unknown[]]) => {
-            // `update RATE`: the token's counter (an update request); `get TEAM`: the operation's read (a key).
-            const name = `${String(property)} ${(args[0].Key?.pk ?? args[0].pk ?? '').split('#')[0]}`;
-            events.push(`${name} sent`);
-            const answer = await (value as (...args: unknown[]) => Promise<unknown>).apply(target, args);
-            events.push(`${name} answered`);
-            return answer;
-          };
-        },
-      }),
-    };
+    const { runtime: traced, events } = traceRoundTrips(runtime);
     const served = await rest(traced, { method: 'GET', path: '/v1/teams/current', token });
     expect(served.status).toBe(200);
     // The team's read is sent before the counter's update answers: one round trip instead of two.
