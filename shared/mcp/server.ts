@@ -56,7 +56,8 @@ function cacheHintsOf(listing: ToolListing): Record<string, CacheHint> {
  * `listing`; failures are `isError` problem results, D1; unknown tool -32602) and the read-only `service://enums/*`
  * resources (unknown URI -32002); prompts, logging and completions answer -32601. `listChanged: false`: the lists
  * never change. 2026-07-28 results carry the cache hints of {@link cacheHintsOf}; a `modern` (2026-07-28) server
- * also serves the Tasks extension ({@link serveTasks}).
+ * also serves the Tasks extension ({@link serveTasks}). `admission`: the token's rate-limit update still in flight,
+ * which a tool call waits for (see {@link callTool}).
  */
 export function buildMcpServer(
   runtime: Runtime,
@@ -192,7 +193,7 @@ export async function connectMcpServer(server: Server, transport: Transport): Pr
  * Serves one authenticated 2026-07-28 request (`parsed`, its JSON body) through the SDK's per-request entry: no
  * session, no `initialize`; the entry checks the `_meta` envelope and the `MCP-Protocol-Version`, `Mcp-Method` and
  * `Mcp-Name` headers against the body (400, -32020 on disagreement) and answers `server/discover` with the server's
- * identity, revision and capabilities.
+ * identity, revision and capabilities. `admission`: as for {@link buildMcpServer}.
  */
 export async function serveModernRequest(
   runtime: Runtime,

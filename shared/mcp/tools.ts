@@ -196,8 +196,9 @@ function loggableToolName(name: string): string {
  * Runs one `tools/call` through {@link invokeOperation} (interface "Tool-server authorization" 2–3, DESIGN D1, D3, D5):
  * read-only mode first, field errors under `arguments.`, failures as `isError` results carrying the problem; every
  * call, unknown tools included, is logged. `asTask`: the internal operation that starts the tool's job as an MCP task
- * instead (same arguments; its idempotency fingerprint differs from the inline call's). Returns null for an unknown tool
- * name. Never throws.
+ * instead (same arguments; its idempotency fingerprint differs from the inline call's). `admission`: the token's
+ * rate-limit update, still in flight, that the call waits for before it answers or logs (a read runs beside it, D4).
+ * Returns null for an unknown tool name. Never throws.
  */
 export async function callTool(
   runtime: Runtime,

@@ -51,7 +51,7 @@ export interface Invocation {
   startedAt?: number;
   /** The caller's IP address: the subject of the operation's `perIpLimit` (DESIGN D4), on every surface. */
   clientIp?: string;
-  /** Surface checks that run first and may refuse (a rate limit, a read-only mode); throw a ProblemError. */
+  /** Surface checks that may refuse (a rate limit, a read-only mode; throw a ProblemError): before a write, beside a read. */
   admit?: () => Promise<void> | void;
   /** Validates the request into the operation's input (throws VALIDATION_FAILED and the like). */
   decode: () => DecodedInput;
