@@ -17,7 +17,6 @@ import {
 import { buildMcpServer, connectMcpServer, serveModernRequest } from './server.js';
 import {
   invalidJsonRpc,
-  isReadOnlyToolCall,
   jsonRpcError,
   methodNotAllowed,
   MODERN_PROTOCOL_VERSION,
@@ -27,7 +26,7 @@ import {
   unsupportedProtocolVersion,
 } from './request-checks.js';
 import { createSession, deleteSession, isSessionId, liveSessionOf, sessionKeysToRead } from './sessions.js';
-import { recordRefusedToolCalls } from './tools.js';
+import { isReadOnlyToolCall, recordRefusedToolCalls } from './tools.js';
 import { withGateChallenge, withToolScopeChallenge } from './scope-challenge.js';
 import { logger } from '../logger.js';
 import { handleOAuthRequest, isOAuthPath } from '../oauth/http-handler.js';

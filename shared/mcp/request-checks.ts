@@ -4,7 +4,6 @@
  */
 import { specTypeSchemas, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
 import type { ToolListing } from './tools.js';
-import { toolDefinition } from '../catalogues/tools.js';
 
 /**
  * The opt-ins of `tools/list` and `tools/call` (DESIGN D5): the `MCP-Tools-Filter` header or `tools`
@@ -152,12 +151,4 @@ export function invalidJsonRpc(parsed: unknown, protocolVersion: string): Respon
       usableId(parsed),
     );
   return null;
-}
-
-/** True for one JSON-RPC `tools/call` of a tool annotated `readOnlyHint`. */
-export function isReadOnlyToolCall(message: unknown): boolean {
-  if (!message || typeof message !== 'object' || Array.isArray(message)) return false;
-  const { method, params } = message as { method?: unknown; params?: { name?: unknown } };
-  if (method !== 'tools/call' || typeof params?.name !== 'string') return false;
-  return toolDefinition(params.name)?.annotations.readOnlyHint === true;
 }

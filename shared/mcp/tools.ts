@@ -314,3 +314,11 @@ export async function recordRefusedToolCalls(runtime: Runtime, refused: RefusedT
   );
   return written.filter(Boolean).length;
 }
+
+/** True for one JSON-RPC `tools/call` of a tool annotated `readOnlyHint`. */
+export function isReadOnlyToolCall(message: unknown): boolean {
+  if (!message || typeof message !== 'object' || Array.isArray(message)) return false;
+  const { method, params } = message as { method?: unknown; params?: { name?: unknown } };
+  if (method !== 'tools/call' || typeof params?.name !== 'string') return false;
+  return toolDefinition(params.name)?.annotations.readOnlyHint === true;
+}
