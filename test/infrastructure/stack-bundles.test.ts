@@ -350,6 +350,23 @@ describe('bundle budgets (DESIGN D23)', () => {
     expect(over.map(({ handler, bytes }) => `${handler}: ${bytes} bytes`)).toEqual([]);
   });
 
+  it('ships zod’s English messages only: no function carries its other locales (about 260 KB)', () => {
+    // esbuild keeps every export of a namespace that is used as a value, as `import { z } from 'zod/v4'` does; the
+    // tasks extension's import is patched to a namespace import (patches/), which esbuild shakes member by member.
+    // "erwartet" ("expected") is in the German messages; esbuild writes non-ASCII letters escaped.
+    const withGerman = ofType('AWS::Lambda::Function')
+      .map(([, fn]) => bundleFileOf(fn))
+      .filter((entry) =>
+        readdirSync(path.dirname(entry), { recursive: true })
+          .map(String)
+          .some(
+            (file) =>
+              file.endsWith('.mjs') && readFileSync(path.join(path.dirname(entry), file), 'utf8').includes('erwartet'),
+          ),
+      );
+    expect(withGerman.map((entry) => path.basename(entry))).toEqual([]);
+  });
+
   it(`keeps the MCP bundle within ${MCP_BUNDLE_BUDGET / KB / 1024} MB`, () => {
     expect(statSync(bundleFileOf(onlyFunction('mcp.handler')[1])).size).toBeLessThanOrEqual(MCP_BUNDLE_BUDGET);
   });
