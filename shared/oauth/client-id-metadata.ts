@@ -1,4 +1,3 @@
-import { Agent, sendRequest } from '../http/undici.js';
 import {
   parseWebhookTarget,
   pinAddress,
@@ -122,6 +121,8 @@ async function fetchDocument(
   } catch (error) {
     throw new ClientMetadataDocumentError(`The client_id URL may not be fetched: ${(error as Error).message}.`);
   }
+  // Loaded on first use: undici is about 290 KB of the tool server's code, and few clients name a document.
+  const { Agent, sendRequest } = await import('../http/undici.js');
   const agent = new Agent({
     connect: { lookup: pinnedLookup(address), timeout: FETCH_TIMEOUT_MS },
     headersTimeout: FETCH_TIMEOUT_MS,
