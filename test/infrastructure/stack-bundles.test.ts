@@ -365,6 +365,20 @@ describe('bundle budgets (DESIGN D23)', () => {
     expect(over.map(({ handler, bytes }) => `${handler}: ${bytes} bytes`)).toEqual([]);
   });
 
+  it('loads at most 1.5 MB of code at a cold start in every function, and at most 250 KB in four functions of five', () => {
+    const coldStart = ofType('AWS::Lambda::Function').map(([, fn]) => ({
+      name: String(fn.Properties.Handler).replace(/\.handler$/, ''),
+      bytes: coldStartBytes(bundleFileOf(fn)),
+    }));
+    const overRouteBudget = coldStart.filter(({ bytes }) => bytes > ROUTE_BUNDLE_BUDGET);
+    console.info(
+      `code loaded at a cold start: ${coldStart.length - overRouteBudget.length} of ${coldStart.length} within 250 KB; over it: ` +
+        overRouteBudget.map(({ name, bytes }) => `${name} ${Math.round(bytes / KB)} KB`).join(', '),
+    );
+    expect(coldStart.filter(({ bytes }) => bytes > 1.5 * 1024 * KB)).toEqual([]);
+    expect(overRouteBudget.length / coldStart.length).toBeLessThanOrEqual(0.2);
+  });
+
   it('ships zod’s English messages only: no function carries its other locales (about 260 KB)', () => {
     // esbuild keeps every export of a namespace that is used as a value, as `import { z } from 'zod/v4'` does; the
     // tasks extension's import is patched to a namespace import (patches/), which esbuild shakes member by member.
