@@ -36,6 +36,7 @@ const LONGEST_FILES = [
   'test/integration/demo-data.test.ts',
   'test/e2e/dashboard-membership.test.ts',
   'test/e2e/mcp-conformance.test.ts',
+  'test/e2e/mcp-conformance-2026.test.ts',
   'test/integration/billing-lockdown.test.ts',
   'test/e2e/subscription-lifecycle-events.test.ts',
   'test/e2e/dashboard.test.ts',

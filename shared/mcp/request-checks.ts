@@ -90,19 +90,21 @@ const UNSUPPORTED_PROTOCOL_VERSION_CODE = -32022;
 
 /**
  * 400 for an `MCP-Protocol-Version` header naming a version this server does not support; null otherwise (absent is
- * fine). `data` lists the versions served (`supported`) and echoes `requested`. A request of a session (2025
- * revisions) gets -32000 as the SDK answers it; one without a session (`stateless`: a later revision's client, which
- * retries with a version it finds in `supported`) gets the 2026-07-28 code -32022 and its own `id`.
+ * fine). `data` lists the versions the client may retry with (`supported`) and echoes `requested`. A request of a
+ * session (2025 revisions) gets -32000 as the SDK answers it, listing every version served; one without a session
+ * (`stateless`: a later revision's client) gets the 2026-07-28 code -32022, its own `id`, and the versions a request
+ * without a session may name, as `server/discover` lists them (2025 revisions are negotiated by `initialize`).
  */
 export function unsupportedProtocolVersion(header: string | null, stateless?: { message: unknown }): Response | null {
   const served = [...new Set([MODERN_PROTOCOL_VERSION, ...SUPPORTED_PROTOCOL_VERSIONS])];
   if (header === null || served.includes(header)) return null;
+  const supported = stateless ? [MODERN_PROTOCOL_VERSION] : served;
   return jsonRpcError(
     400,
     stateless ? UNSUPPORTED_PROTOCOL_VERSION_CODE : -32000,
-    `Bad Request: Unsupported protocol version: ${header} (supported versions: ${served.join(', ')})`,
+    `Bad Request: Unsupported protocol version: ${header} (supported versions: ${supported.join(', ')})`,
     stateless ? usableId(stateless.message) : null,
-    { supported: served, requested: header },
+    { supported, requested: header },
   );
 }
 

@@ -145,7 +145,7 @@ describe('MCP 2026-07-28 (stateless)', () => {
     expect(await sessionsOf(id)).toBe(0);
   });
 
-  it('answers a stateless request of a version it does not speak with -32022, its id and the versions it serves', async () => {
+  it('answers a stateless request of a version it does not speak with -32022, its id and the versions server/discover lists', async () => {
     const { token } = await mint();
     const later = '2099-01-01';
     const answer = await post(
@@ -160,7 +160,9 @@ describe('MCP 2026-07-28 (stateless)', () => {
     );
     expect(answer.status).toBe(400);
     expect(answer.json).toMatchObject({ jsonrpc: '2.0', id: 301, error: { code: -32022, data: { requested: later } } });
-    expect(answer.json.error.data.supported).toEqual(expect.arrayContaining([MODERN, '2025-11-25', '2025-06-18']));
+    const discovered = await modernPost(token, 'server/discover', {});
+    expect(answer.json.error.data.supported).toEqual(discovered.json.result.supportedVersions);
+    expect(answer.json.error.data.supported).toEqual([MODERN]);
   });
 
   it('ignores an MCP-Session-Id on a 2026-07-28 request instead of looking it up', async () => {
