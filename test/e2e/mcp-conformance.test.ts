@@ -1,8 +1,7 @@
 /**
  * The official MCP conformance suite (`@modelcontextprotocol/conformance`, server scenarios of the 2025-11-25
- * revision) against the local tool server (`startLocalService`, the same Lambda handler as on AWS), each scenario
- * through its own bearer proxy (test/support/conformance.ts). The 2026-07-28 scenarios are in
- * mcp-conformance-2026.test.ts.
+ * revision) against the local tool server (`startLocalService`, the same Lambda handler as on AWS), in one CLI run
+ * through a bearer proxy (test/support/conformance.ts). The 2026-07-28 scenarios are in mcp-conformance-2026.test.ts.
  *
  * Every scenario the installed suite lists must be classified below:
  * - APPLICABLE: must pass (at least one SUCCESS check, no FAILURE, no WARNING).
@@ -143,7 +142,7 @@ beforeAll(async () => {
   service = await startTestService();
   outputDirectory = mkdtempSync(join(tmpdir(), 'mcp-conformance-'));
   listed = await listScenarios('2025-11-25');
-  runs = await runScenarios(service, listed, '2025-11-25', outputDirectory);
+  runs = await runScenarios(service, '2025-11-25', outputDirectory);
 }, 900_000);
 
 afterAll(async () => {
@@ -169,7 +168,6 @@ describe('MCP conformance suite, server scenarios of 2025-11-25', () => {
     expect(run.timedOut, describeRun(run)).toBe(false);
     expect(checksWith(run, 'SUCCESS').length, describeRun(run)).toBeGreaterThan(0);
     expect(checksWith(run, 'FAILURE', 'WARNING'), describeRun(run)).toEqual([]);
-    expect(run.exitCode, describeRun(run)).toBe(0);
   });
 
   it.each(Object.keys(INFORMATIONAL))('records only information, no failure, for %s', (scenario) => {

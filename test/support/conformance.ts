@@ -1,8 +1,7 @@
 /**
  * Runs the official MCP conformance suite (`@modelcontextprotocol/conformance`, server scenarios) against a local
- * tool server, one CLI run per scenario at one protocol revision. The suite sends no credentials, so each run goes
- * through its own loopback proxy that adds a fresh token of the demo team (every ability; one token per scenario so
- * the 120/min `mcp` bucket of one scenario never throttles another). The service never turns authentication off.
+ * tool server, one CLI run per protocol revision. The suite sends no credentials, so the run goes through a loopback
+ * proxy that adds tokens of the demo team. The service never turns authentication off.
  */
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -15,10 +14,8 @@ import { seedToken } from './store.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CONFORMANCE_CLI = join(ROOT, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
-/** One scenario's CLI run; generous, because on 2 cores it may share the machine with the heaviest test files. */
+/** One CLI run; generous, because on 2 cores it may share the machine with the heaviest test files. */
 const SCENARIO_TIMEOUT_MS = 150_000;
-/** CLI runs at once. */
-const PARALLEL_RUNS = 4;
 
 /** A protocol revision the suite tests a server at (`--spec-version`). */
 export type Revision = '2025-11-25' | '2026-07-28';
@@ -31,7 +28,7 @@ export interface Check {
   description?: string;
 }
 
-/** One scenario's run: the CLI's exit, output and checks. */
+/** One scenario's checks, with the exit and output of the CLI run that ran it. */
 export interface ScenarioRun {
   scenario: string;
   exitCode: number | null;
@@ -74,62 +71,56 @@ export async function listScenarios(revision: Revision): Promise<string[]> {
   return [...list.output.matchAll(/^\s+-\s+(\S+)/gm)].map((match) => match[1]);
 }
 
-/** One scenario at `revision` through its own proxy and token; reads `checks.json` from the CLI's output directory. */
-async function runScenario(
+/** Tokens the proxy takes turns with: the suite's requests stay far below each token's `mcp` rate limit (120/min). */
+const TOKENS = 16;
+
+/**
+ * Runs every scenario the suite has for `revision` in one CLI run (`--suite all --spec-version`), through a bearer
+ * proxy that gives each request outside a session the next of {@link TOKENS} demo-team tokens (every ability), and a
+ * session's requests the token that opened it. The runs by scenario name, read from each scenario's `checks.json`;
+ * every run carries the CLI's exit and output.
+ */
+export async function runScenarios(
   service: LocalService,
-  scenario: string,
   revision: Revision,
   outputDirectory: string,
-): Promise<ScenarioRun> {
-  const minted = await seedToken(service.store, service.runtime.clock, {
-    teamId: service.demoTeamId,
-    abilities: ABILITY_VALUES,
-    name: `conformance ${scenario} ${revision}`,
-  });
-  const proxy = await startBearerProxy(service.mcpUrl, minted.token);
-  const directory = join(outputDirectory, `${revision}-${scenario.replace(/[^a-z0-9-]/gi, '_')}`);
+): Promise<Map<string, ScenarioRun>> {
+  const tokens: string[] = [];
+  for (let index = 0; index < TOKENS; index++) {
+    const minted = await seedToken(service.store, service.runtime.clock, {
+      teamId: service.demoTeamId,
+      abilities: ABILITY_VALUES,
+      name: `conformance ${revision} ${index}`,
+    });
+    tokens.push(minted.token);
+  }
+  let turn = 0;
+  const proxy = await startBearerProxy(service.mcpUrl, () => tokens[turn++ % tokens.length]);
   try {
+    const directory = join(outputDirectory, revision);
     const { exitCode, timedOut, output } = await runCli([
       'server',
       '--url',
       proxy.url,
-      '--scenario',
-      scenario,
+      '--suite',
+      'all',
       '--spec-version',
       revision,
       '-o',
       directory,
     ]);
-    let checks: Check[] = [];
-    try {
-      const [resultDirectory] = readdirSync(directory).filter((name) => name.startsWith(`server-${scenario}-`));
-      if (resultDirectory)
-        checks = JSON.parse(readFileSync(join(directory, resultDirectory, 'checks.json'), 'utf8')) as Check[];
-    } catch {
-      checks = [];
+    const runs = new Map<string, ScenarioRun>();
+    for (const name of readdirSync(directory)) {
+      // `server-<scenario>-<ISO time>`, the time with dashes for colons and dots.
+      const scenario = /^server-(.+)-\d{4}-\d{2}-\d{2}T[\d-]+Z$/.exec(name)?.[1];
+      if (!scenario) continue;
+      const checks = JSON.parse(readFileSync(join(directory, name, 'checks.json'), 'utf8')) as Check[];
+      runs.set(scenario, { scenario, exitCode, timedOut, output, checks });
     }
-    return { scenario, exitCode, timedOut, output, checks };
+    return runs;
   } finally {
     await proxy.close();
   }
-}
-
-/** Runs `scenarios` at `revision`, {@link PARALLEL_RUNS} at a time; the runs by scenario name. */
-export async function runScenarios(
-  service: LocalService,
-  scenarios: readonly string[],
-  revision: Revision,
-  outputDirectory: string,
-): Promise<Map<string, ScenarioRun>> {
-  const runs = new Map<string, ScenarioRun>();
-  const queue = [...scenarios];
-  await Promise.all(
-    Array.from({ length: PARALLEL_RUNS }, async () => {
-      for (let scenario = queue.shift(); scenario; scenario = queue.shift())
-        runs.set(scenario, await runScenario(service, scenario, revision, outputDirectory));
-    }),
-  );
-  return runs;
 }
 
 /** The checks of a run with `status`. */

@@ -138,24 +138,31 @@ function forwardableHeaders(headers: IncomingHttpHeaders): Record<string, string
  * Starts a test-only HTTP proxy on 127.0.0.1 (port 0) that forwards every request (method, path query, headers
  * including Host and Origin, body) to `targetUrl`'s origin and path with `Authorization: Bearer <token>` added —
  * overwriting any presented one — and streams the answer back unchanged. It exists because the official conformance
- * suite sends no credentials; the service itself never turns authentication off.
+ * suite sends no credentials; the service itself never turns authentication off. With a function for `token`, each
+ * request outside a session takes the token it returns, and a session's requests the token that opened it.
  */
-export async function startBearerProxy(targetUrl: string, token: string): Promise<BearerProxy> {
+export async function startBearerProxy(targetUrl: string, token: string | (() => string)): Promise<BearerProxy> {
   const target = new URL(targetUrl);
   const seen: SeenRequest[] = [];
+  /** The token each session was opened with: a session is bound to its token (D5). */
+  const sessionTokens = new Map<string, string>();
   const server: Server = createServer((incoming, outgoing) => {
     const header = (name: string) => {
       const value = incoming.headers[name];
       return Array.isArray(value) ? value.join(',') : value;
     };
+    const sessionId = header('mcp-session-id');
     seen.push({
       httpMethod: incoming.method ?? '',
       protocolVersion: header('mcp-protocol-version'),
       mcpMethod: header('mcp-method'),
-      sessionId: header('mcp-session-id'),
+      sessionId,
     });
     const headers = forwardableHeaders(incoming.headers); // Host and Origin pass through as the client sent them
-    headers.authorization = `Bearer ${token}`;
+    const bearer =
+      (sessionId === undefined ? undefined : sessionTokens.get(sessionId)) ??
+      (typeof token === 'string' ? token : token());
+    headers.authorization = `Bearer ${bearer}`;
     const upstream = httpRequest(
       {
         host: target.hostname,
@@ -165,6 +172,8 @@ export async function startBearerProxy(targetUrl: string, token: string): Promis
         headers,
       },
       (answer) => {
+        const opened = answer.headers['mcp-session-id'];
+        if (typeof opened === 'string') sessionTokens.set(opened, bearer);
         outgoing.writeHead(answer.statusCode ?? 502, forwardableHeaders(answer.headers));
         answer.pipe(outgoing);
       },
