@@ -35,8 +35,6 @@ const LONGEST_FILES = [
   'test/e2e/npm-start.test.ts',
   'test/integration/demo-data.test.ts',
   'test/e2e/dashboard-membership.test.ts',
-  'test/e2e/mcp-conformance.test.ts',
-  'test/e2e/mcp-conformance-2026.test.ts',
   'test/integration/billing-lockdown.test.ts',
   'test/e2e/subscription-lifecycle-events.test.ts',
   'test/e2e/dashboard.test.ts',
