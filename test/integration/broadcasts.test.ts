@@ -240,7 +240,8 @@ async function seedFans(count: number) {
 
 describe('a broadcast to 500 subscribers, crashing in the middle of a batch', () => {
   it('sends each consenting subscriber exactly one message, and none to the others', async () => {
-    const fans = await seedFans(500);
+    // With Ada, 251 in the audience: three batches of at most 100, so one runs before the crash and one after.
+    const fans = await seedFans(250);
     const job = await ok('POST', path(), body({ plan_ids: [gold.id], statuses: ['active'] }), 202);
 
     // Batch 1 runs; while the job runs its counts are readable.
@@ -267,6 +268,6 @@ describe('a broadcast to 500 subscribers, crashing in the middle of a batch', ()
     expect(sent.every((mail) => mail.subject.startsWith('News for'))).toBe(true);
     const done = await ok('GET', path(`/${job.id}`));
     expect(done.status).toBe('completed');
-    expect(done.counts).toEqual({ queued: 301, sent: 301, failed: 0, skipped: 200 });
+    expect(done.counts).toEqual({ queued: 151, sent: 151, failed: 0, skipped: 100 });
   });
 });
