@@ -6,7 +6,8 @@ import { dirname, join } from 'node:path';
 import { registerTestTables } from './store.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
+/** `node --import tsx`, as `npm start` and `npm run cli` run: tsx's own command would start a second Node process. */
+const TSX_LOADER = ['--import', 'tsx'];
 
 /** A local server started as its own process, exactly as `npm start` runs it. */
 export interface LocalProcess {
@@ -28,7 +29,7 @@ function uniqueTableEnvironment(): { TABLE_NAME: string; DEAD_LETTER_TABLE_NAME:
 }
 
 /**
- * Spawns `tsx bin/local.ts` on a free port (PORT=0) against the test run's DynamoDB Local, without the demo history
+ * Spawns `node --import tsx bin/local.ts` on a free port (PORT=0) against the test run's DynamoDB Local, without the demo history
  * (DEMO_HISTORY=0, unless `extraEnv` asks for it), and waits for its banner (≤ 120 s: a loaded machine starts slowly).
  * Throws with the process output when it does not start.
  */
@@ -44,7 +45,11 @@ export async function startLocalProcess(extraEnv: NodeJS.ProcessEnv = {}): Promi
   // Deleted after the file like every test table (test/setup-file.ts): the run's one DynamoDB Local keeps
   // no server's seeded demo data behind.
   registerTestTables(env.TABLE_NAME!, env.DEAD_LETTER_TABLE_NAME!);
-  const child: ChildProcess = spawn(TSX, ['bin/local.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, [...TSX_LOADER, 'bin/local.ts'], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -88,12 +93,16 @@ export async function startLocalProcess(extraEnv: NodeJS.ProcessEnv = {}): Promi
   };
 }
 
-/** Runs the operator CLI (`tsx bin/cli.ts ...`) and returns exit code, stdout and stderr. */
+/** Runs the operator CLI (`node --import tsx bin/cli.ts ...`) and returns exit code, stdout and stderr. */
 export async function runCli(
   args: string[],
   env: NodeJS.ProcessEnv,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(TSX, ['bin/cli.ts', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...TSX_LOADER, 'bin/cli.ts', ...args], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
