@@ -7,13 +7,8 @@
  * 2025-11-25 as well, and that does not apply there (fixture tools, resources and prompts), is checked there
  * (mcp-conformance.test.ts), not again here. The tables are in docs/mcp.md, "MCP conformance".
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalService } from '../../shared/local/service.js';
-import { checksWith, describeRun, listScenarios, runScenarios, type ScenarioRun } from '../support/conformance.js';
-import { startTestService } from '../support/local-service.js';
+import { describe, expect, it } from 'vitest';
+import { expectPassed, expectRefusedOnlyFor, useConformanceRun } from '../support/conformance.js';
 
 /** Scenarios that fit this server and must pass: a success, no failure, no warning. */
 const APPLICABLE: Readonly<Record<string, string>> = {
@@ -107,37 +102,21 @@ const NOT_APPLICABLE: Readonly<Record<string, { reason: string; failure: RegExp 
   },
 };
 
-let service: LocalService;
-let outputDirectory: string;
-let runs = new Map<string, ScenarioRun>();
-let listed: string[] = [];
-let checkedOn2025: string[] = [];
-
-beforeAll(async () => {
-  service = await startTestService();
-  outputDirectory = mkdtempSync(join(tmpdir(), 'mcp-conformance-2026-'));
-  const [modern, legacy] = await Promise.all([listScenarios('2026-07-28'), listScenarios('2025-11-25')]);
-  listed = modern;
-  const classified = new Set([
-    ...Object.keys(APPLICABLE),
-    ...Object.keys(PARTLY_APPLICABLE),
-    ...Object.keys(NOT_APPLICABLE),
-  ]);
-  checkedOn2025 = modern.filter((scenario) => legacy.includes(scenario) && !classified.has(scenario));
-  runs = await runScenarios(service, '2026-07-28', outputDirectory);
-}, 900_000);
-
-afterAll(async () => {
-  await service?.stop();
-  if (outputDirectory) rmSync(outputDirectory, { recursive: true, force: true });
-});
+const suite = useConformanceRun('2026-07-28');
 
 describe('MCP conformance suite, server scenarios of 2026-07-28', () => {
   it('lists the scenarios, and every one is classified here or checked on 2025-11-25', () => {
+    const listed = suite.scenarios('2026-07-28');
     expect(listed.length).toBeGreaterThanOrEqual(30);
     const classified = [...Object.keys(APPLICABLE), ...Object.keys(PARTLY_APPLICABLE), ...Object.keys(NOT_APPLICABLE)];
     expect(classified.filter((scenario) => !listed.includes(scenario))).toEqual([]);
     // What is left is a scenario of both revisions that needs the suite's fixtures (tools, resources, prompts).
+    const checkedOn2025 = listed.filter(
+      (scenario) => suite.scenarios('2025-11-25').includes(scenario) && !classified.includes(scenario),
+    );
+    expect(listed.filter((scenario) => !classified.includes(scenario) && !checkedOn2025.includes(scenario))).toEqual(
+      [],
+    );
     expect(
       checkedOn2025.filter(
         (scenario) =>
@@ -147,28 +126,15 @@ describe('MCP conformance suite, server scenarios of 2026-07-28', () => {
   });
 
   it.each(Object.keys(APPLICABLE))('passes %s', (scenario) => {
-    const run = runs.get(scenario)!;
-    expect(run, scenario).toBeDefined();
-    expect(run.timedOut, describeRun(run)).toBe(false);
-    expect(checksWith(run, 'SUCCESS').length, describeRun(run)).toBeGreaterThan(0);
-    expect(checksWith(run, 'FAILURE', 'WARNING'), describeRun(run)).toEqual([]);
+    expectPassed(suite.run(scenario));
   });
 
   it.each(Object.keys(PARTLY_APPLICABLE))('passes %s but for the checks that need the suite’s fixtures', (scenario) => {
-    const run = runs.get(scenario)!;
     const { failure, successes } = PARTLY_APPLICABLE[scenario];
-    expect(run.timedOut, describeRun(run)).toBe(false);
-    expect(checksWith(run, 'SUCCESS').length, describeRun(run)).toBeGreaterThanOrEqual(successes);
-    for (const check of checksWith(run, 'FAILURE', 'WARNING'))
-      expect(check.errorMessage ?? '', describeRun(run)).toMatch(failure);
+    expectRefusedOnlyFor(suite.run(scenario), failure, successes);
   });
 
   it.each(Object.keys(NOT_APPLICABLE))('fails %s only for the reason it does not apply', (scenario) => {
-    const run = runs.get(scenario)!;
-    const { failure } = NOT_APPLICABLE[scenario];
-    expect(run.timedOut, describeRun(run)).toBe(false);
-    const refused = checksWith(run, 'FAILURE', 'WARNING');
-    expect(refused.length, describeRun(run)).toBeGreaterThan(0);
-    for (const check of refused) expect(check.errorMessage ?? '', describeRun(run)).toMatch(failure);
+    expectRefusedOnlyFor(suite.run(scenario), NOT_APPLICABLE[scenario].failure);
   });
 });

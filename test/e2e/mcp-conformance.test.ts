@@ -6,17 +6,18 @@
  * Every scenario the installed suite lists must be classified below:
  * - APPLICABLE: must pass (at least one SUCCESS check, no FAILURE, no WARNING).
  * - INFORMATIONAL: the suite records only INFO for a JSON-response server; must have no FAILURE.
- * - NOT_APPLICABLE: needs fixtures or features this service does not have by design; every failed
+ * - NOT_APPLICABLE: needs fixtures or features this service does not have by design; every failed or warned
  *   check must fail for exactly the stated reason (so a real regression cannot hide behind it).
  * The same table is in docs/mcp.md, "MCP conformance".
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalService } from '../../shared/local/service.js';
-import { checksWith, describeRun, listScenarios, runScenarios, type ScenarioRun } from '../support/conformance.js';
-import { startTestService } from '../support/local-service.js';
+import { describe, expect, it } from 'vitest';
+import {
+  checksWith,
+  describeRun,
+  expectPassed,
+  expectRefusedOnlyFor,
+  useConformanceRun,
+} from '../support/conformance.js';
 
 /** Scenarios that fit this server (JSON responses, no test fixtures) and must pass. */
 const APPLICABLE: Readonly<Record<string, string>> = {
@@ -133,25 +134,11 @@ const NOT_APPLICABLE: Readonly<Record<string, { reason: string; failure: RegExp 
   'prompts-get-with-image': { reason: 'No prompts (interface).', failure: /Method not found/ },
 };
 
-let service: LocalService;
-let outputDirectory: string;
-let runs = new Map<string, ScenarioRun>();
-let listed: string[] = [];
-
-beforeAll(async () => {
-  service = await startTestService();
-  outputDirectory = mkdtempSync(join(tmpdir(), 'mcp-conformance-'));
-  listed = await listScenarios('2025-11-25');
-  runs = await runScenarios(service, '2025-11-25', outputDirectory);
-}, 900_000);
-
-afterAll(async () => {
-  await service?.stop();
-  if (outputDirectory) rmSync(outputDirectory, { recursive: true, force: true });
-});
+const suite = useConformanceRun('2025-11-25');
 
 describe('MCP conformance suite, server scenarios of 2025-11-25', () => {
   it('lists server scenarios, and every one is classified here (a new suite version must be reviewed)', () => {
+    const listed = suite.scenarios('2025-11-25');
     expect(listed.length).toBeGreaterThanOrEqual(30);
     const classified = new Set([
       ...Object.keys(APPLICABLE),
@@ -163,15 +150,11 @@ describe('MCP conformance suite, server scenarios of 2025-11-25', () => {
   });
 
   it.each(Object.keys(APPLICABLE))('passes %s', (scenario) => {
-    const run = runs.get(scenario)!;
-    expect(run, scenario).toBeDefined();
-    expect(run.timedOut, describeRun(run)).toBe(false);
-    expect(checksWith(run, 'SUCCESS').length, describeRun(run)).toBeGreaterThan(0);
-    expect(checksWith(run, 'FAILURE', 'WARNING'), describeRun(run)).toEqual([]);
+    expectPassed(suite.run(scenario));
   });
 
   it.each(Object.keys(INFORMATIONAL))('records only information, no failure, for %s', (scenario) => {
-    const run = runs.get(scenario)!;
+    const run = suite.run(scenario);
     expect(run.timedOut, describeRun(run)).toBe(false);
     expect(checksWith(run, 'FAILURE'), describeRun(run)).toEqual([]);
     expect(
@@ -181,12 +164,6 @@ describe('MCP conformance suite, server scenarios of 2025-11-25', () => {
   });
 
   it.each(Object.keys(NOT_APPLICABLE))('fails %s only for the reason it does not apply', (scenario) => {
-    const run = runs.get(scenario)!;
-    const { failure } = NOT_APPLICABLE[scenario];
-    expect(run.timedOut, describeRun(run)).toBe(false);
-    expect(checksWith(run, 'FAILURE').length, describeRun(run)).toBeGreaterThan(0);
-    for (const check of checksWith(run, 'FAILURE')) expect(check.errorMessage ?? '', describeRun(run)).toMatch(failure);
-    // Nothing else went wrong on the way (no 401/429/5xx from the transport).
-    expect(checksWith(run, 'WARNING'), describeRun(run)).toEqual([]);
+    expectRefusedOnlyFor(suite.run(scenario), NOT_APPLICABLE[scenario].failure);
   });
 });

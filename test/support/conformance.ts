@@ -4,11 +4,14 @@
  * proxy that adds tokens of the demo team. The service never turns authentication off.
  */
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { ABILITY_VALUES } from '../../shared/catalogues/abilities.js';
 import type { LocalService } from '../../shared/local/service.js';
+import { startTestService } from './local-service.js';
 import { startBearerProxy } from './mcp.js';
 import { seedToken } from './store.js';
 
@@ -65,7 +68,7 @@ function runCli(args: string[]): Promise<{ exitCode: number | null; timedOut: bo
 }
 
 /** The server scenarios the installed suite lists for `revision`. Throws when the CLI fails. */
-export async function listScenarios(revision: Revision): Promise<string[]> {
+async function listScenarios(revision: Revision): Promise<string[]> {
   const list = await runCli(['list', '--server', '--spec-version', revision]);
   if (list.exitCode !== 0) throw new Error(`conformance list failed:\n${list.output}`);
   return [...list.output.matchAll(/^\s+-\s+(\S+)/gm)].map((match) => match[1]);
@@ -80,7 +83,7 @@ const TOKENS = 16;
  * session's requests the token that opened it. The runs by scenario name, read from each scenario's `checks.json`;
  * every run carries the CLI's exit and output.
  */
-export async function runScenarios(
+async function runScenarios(
   service: LocalService,
   revision: Revision,
   outputDirectory: string,
@@ -139,3 +142,53 @@ export const describeRun = (run: ScenarioRun) =>
     null,
     2,
   );
+
+/**
+ * Registers the file's hooks: before its tests, a local tool server and one suite run at `revision`; after them, the
+ * server stopped and the results deleted. `scenarios()` lists what the suite has for each revision; `run(scenario)`
+ * is a scenario's run (throws when the suite did not run it).
+ */
+export function useConformanceRun(revision: Revision) {
+  let service: LocalService | undefined;
+  let outputDirectory: string | undefined;
+  let runs = new Map<string, ScenarioRun>();
+  const listed = new Map<Revision, string[]>();
+  beforeAll(async () => {
+    service = await startTestService();
+    outputDirectory = mkdtempSync(join(tmpdir(), `mcp-conformance-${revision}-`));
+    for (const listedRevision of ['2025-11-25', '2026-07-28'] as const)
+      listed.set(listedRevision, await listScenarios(listedRevision));
+    runs = await runScenarios(service, revision, outputDirectory);
+  }, 900_000);
+  afterAll(async () => {
+    await service?.stop();
+    if (outputDirectory) rmSync(outputDirectory, { recursive: true, force: true });
+  });
+  return {
+    scenarios: (listedRevision: Revision) => listed.get(listedRevision) ?? [],
+    run(scenario: string): ScenarioRun {
+      const run = runs.get(scenario);
+      if (!run) throw new Error(`The suite did not run ${scenario} at ${revision}`);
+      return run;
+    },
+  };
+}
+
+/** Asserts that a scenario passed: it finished, at least one check succeeded, and none failed or warned. */
+export function expectPassed(run: ScenarioRun): void {
+  expect(run.timedOut, describeRun(run)).toBe(false);
+  expect(checksWith(run, 'SUCCESS').length, describeRun(run)).toBeGreaterThan(0);
+  expect(checksWith(run, 'FAILURE', 'WARNING'), describeRun(run)).toEqual([]);
+}
+
+/**
+ * Asserts that a scenario finished, at least `successes` checks succeeded, and every failed or warned check (at least
+ * one) says `reason`: a scenario that does not apply cannot hide a regression behind it.
+ */
+export function expectRefusedOnlyFor(run: ScenarioRun, reason: RegExp, successes = 0): void {
+  expect(run.timedOut, describeRun(run)).toBe(false);
+  expect(checksWith(run, 'SUCCESS').length, describeRun(run)).toBeGreaterThanOrEqual(successes);
+  const refused = checksWith(run, 'FAILURE', 'WARNING');
+  expect(refused.length, describeRun(run)).toBeGreaterThan(0);
+  for (const check of refused) expect(check.errorMessage ?? '', describeRun(run)).toMatch(reason);
+}
