@@ -54,7 +54,10 @@ const ROUTE_BUNDLE_BUDGET = 250 * KB;
  */
 const STRIPE_HOOK_BUNDLE_BUDGET = 900 * KB;
 const MCP_BUNDLE_BUDGET = 1.5 * 1024 * KB;
-/** The tool server's code loaded at a cold start (its entry and static chunks; Stripe, undici and the chat clients load lazily). */
+/**
+ * The tool server's code loaded at a cold start: its entry and static chunks (Stripe, undici and the chat clients load
+ * lazily).
+ */
 const MCP_COLD_START_BUDGET = 1200 * KB;
 const WORKER_BUNDLE_BUDGET = 1024 * KB;
 
@@ -307,13 +310,13 @@ describe('bundle budgets (DESIGN D23)', () => {
       .filter((file) => file.endsWith('.mjs'))
       .reduce((total, file) => total + statSync(path.join(directory, file)).size, 0);
   };
-  /** Bytes of the `.mjs` files a function loads before its first request: `entry` and the chunks it imports statically. */
+  /** Bytes of the `.mjs` files a function loads before its first request: `entry` and the chunks it imports. */
   const coldStartBytes = (entry: string): number => {
     const loaded = new Set<string>();
     const visit = (file: string): void => {
       if (loaded.has(file)) return;
       loaded.add(file);
-      // esbuild writes a static import as `from"./chunks/…"` or `import"./chunks/…"`, a lazy one as `import("…")`.
+      // esbuild writes a static import as `from"./chunks/…"` or `import"./chunks/…"`, a lazy one `import("…")`.
       for (const [, imported] of readFileSync(file, 'utf8').matchAll(/(?:\bfrom|\bimport)\s*"(\.{1,2}\/[^"]+\.mjs)"/g))
         visit(path.resolve(path.dirname(file), imported));
     };
@@ -372,7 +375,8 @@ describe('bundle budgets (DESIGN D23)', () => {
     }));
     const overRouteBudget = coldStart.filter(({ bytes }) => bytes > ROUTE_BUNDLE_BUDGET);
     console.info(
-      `code loaded at a cold start: ${coldStart.length - overRouteBudget.length} of ${coldStart.length} within 250 KB; over it: ` +
+      `code loaded at a cold start: ${coldStart.length - overRouteBudget.length} of ${coldStart.length} within 250 KB; ` +
+        'over it: ' +
         overRouteBudget.map(({ name, bytes }) => `${name} ${Math.round(bytes / KB)} KB`).join(', '),
     );
     expect(coldStart.filter(({ bytes }) => bytes > 1.5 * 1024 * KB)).toEqual([]);

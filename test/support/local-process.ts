@@ -29,9 +29,9 @@ function uniqueTableEnvironment(): { TABLE_NAME: string; DEAD_LETTER_TABLE_NAME:
 }
 
 /**
- * Spawns `node --import tsx bin/local.ts` on a free port (PORT=0) against the test run's DynamoDB Local, without the demo history
- * (DEMO_HISTORY=0, unless `extraEnv` asks for it), and waits for its banner (≤ 120 s: a loaded machine starts slowly).
- * Throws with the process output when it does not start.
+ * Spawns `node --import tsx bin/local.ts` on a free port (PORT=0) against the test run's DynamoDB Local, without the
+ * demo history (DEMO_HISTORY=0, unless `extraEnv` asks for it), and waits for its banner (≤ 120 s: a loaded machine
+ * starts slowly). Throws with the process output when it does not start.
  */
 export async function startLocalProcess(extraEnv: NodeJS.ProcessEnv = {}): Promise<LocalProcess> {
   const env: NodeJS.ProcessEnv = {
