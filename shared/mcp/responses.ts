@@ -1,6 +1,6 @@
 /**
- * The tool server's fixed answers and their headers: the body limit, the interface's CORS headers, problem documents and
- * the 413 for a body over the limit (DESIGN D1, D5).
+ * The tool server's fixed answers and their headers: the body limit, the interface's CORS headers, problem documents
+ * and the 413 for a body over the limit (DESIGN D1, D5).
  */
 import { toProblem } from '../errors.js';
 import { jsonRpcError } from './request-checks.js';
@@ -46,7 +46,7 @@ export function problemResponse(
 export function withHeaders(response: Response, headers: Record<string, string>): Response {
   const merged = new Headers(response.headers);
   for (const [name, value] of Object.entries(headers)) merged.set(name, value);
-  merged.delete('set-cookie'); // cookies are never set on the tool-server surface
+  merged.delete('set-cookie');
   return new Response(response.body, { status: response.status, statusText: response.statusText, headers: merged });
 }
 

@@ -51,7 +51,10 @@ export interface Invocation {
   startedAt?: number;
   /** The caller's IP address: the subject of the operation's `perIpLimit` (DESIGN D4), on every surface. */
   clientIp?: string;
-  /** Surface checks that may refuse (a rate limit, a read-only mode; throw a ProblemError): before a write, beside a read. */
+  /**
+   * Surface checks that may refuse (a rate limit, a read-only mode; throw a ProblemError): before a write, beside a
+   * read.
+   */
   admit?: () => Promise<void> | void;
   /** Validates the request into the operation's input (throws VALIDATION_FAILED and the like). */
   decode: () => DecodedInput;
@@ -96,8 +99,9 @@ function lockdownExempt(operation: PipelineOperation, principal: Principal): boo
 /**
  * Runs one operation for any surface (D1–D5, D13, D20, D35): per-IP limit → admit → ability and scope
  * (TOKEN_MISSING_ABILITY) → decode → idempotency → handler; writes also store completion and activity and check
- * BILLING_LOCKED unless exempt. A read does not wait for the limits: it runs beside them, and their refusal is the answer. Every write gets one activity entry (a public one once its handler identified the
- * team). Never throws: problem documents.
+ * BILLING_LOCKED unless exempt. A read does not wait for the limits: it runs beside them, and their refusal is the
+ * answer. Every write gets one activity entry (a public one once its handler identified the team). Never throws:
+ * problem documents.
  */
 export async function invokeOperation(call: Invocation): Promise<InvocationOutcome> {
   const { runtime, principal, operation, requestId } = call;
