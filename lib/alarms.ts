@@ -25,18 +25,18 @@ export const FUNCTION_THROTTLES_THRESHOLD = 1;
 
 /**
  * Visible messages (`ApproximateNumberOfMessagesVisible`, the maximum over {@link ALARM_PERIOD}) at or
- * above which a failure queue's alarm fires: the delivery queue's poison-message queue and the fan-out's
- * failed stream batches should both stay empty, so one message is worth a look.
+ * above which a failure queue's alarm fires: the delivery and job queues' poison-message queues and the fan-out's
+ * failed stream batches should all stay empty, so one message is worth a look.
  */
 export const FAILURE_QUEUE_MESSAGES_THRESHOLD = 1;
 
 /**
- * Age of the oldest message of the delivery queue (`ApproximateAgeOfOldestMessage`, the maximum over
- * {@link ALARM_PERIOD}) above which the delivery backlog alarm fires. A message waits at most 15 minutes
+ * Age of the oldest message of the delivery or job queue (`ApproximateAgeOfOldestMessage`, the maximum over
+ * {@link ALARM_PERIOD}) above which that queue's backlog alarm fires. A message waits at most 15 minutes
  * on purpose (the longest SQS `DelaySeconds`; longer waits go through EventBridge Scheduler, DESIGN D7),
- * so a message twice that old means the dispatcher is not keeping up or keeps failing.
+ * so a message twice that old means its consumer (dispatcher or job worker) is not keeping up or keeps failing.
  */
-export const OLDEST_DELIVERY_MESSAGE_AGE_THRESHOLD = Duration.minutes(30);
+export const OLDEST_QUEUE_MESSAGE_AGE_THRESHOLD = Duration.minutes(30);
 
 /** Where alarm notifications go (stack props, or the app's context values of the same names). */
 export interface AlarmNotificationSettings {
@@ -116,6 +116,10 @@ export interface OperationalAlarmsProps {
   readonly deliveryQueue: sqs.IQueue;
   /** The delivery queue's poison-message queue. */
   readonly deliveryDeadLetterQueue: sqs.IQueue;
+  /** The job queue (age of its oldest message). */
+  readonly jobQueue: sqs.IQueue;
+  /** The job queue's poison-message queue. */
+  readonly jobDeadLetterQueue: sqs.IQueue;
   /** The fan-out's failed stream batches. */
   readonly fanOutFailures: sqs.IQueue;
   /** Notified by every alarm, when given ({@link alarmTopic}). */
@@ -123,18 +127,22 @@ export interface OperationalAlarmsProps {
 }
 
 /**
- * The service's CloudWatch alarms (DESIGN D23), in the root stack: a message in the delivery dead-letter
- * queue or in the fan-out failure queue ({@link FAILURE_QUEUE_MESSAGES_THRESHOLD}), the oldest delivery
- * message older than {@link OLDEST_DELIVERY_MESSAGE_AGE_THRESHOLD}; and, through {@link watchFunctions},
+ * The service's CloudWatch alarms (DESIGN D23), in the root stack: a message in the delivery or job dead-letter
+ * queue or in the fan-out failure queue ({@link FAILURE_QUEUE_MESSAGES_THRESHOLD}), the oldest delivery or job
+ * message older than {@link OLDEST_QUEUE_MESSAGE_AGE_THRESHOLD}; and, through {@link watchFunctions},
  * {@link FunctionAlarms} on every Lambda function of the stack and its nested stacks.
  */
 export class OperationalAlarms extends Construct {
   /** A poison message in the delivery queue's dead-letter queue. */
   public readonly deliveryDeadLetters: cloudwatch.Alarm;
+  /** A poison message in the job queue's dead-letter queue. */
+  public readonly jobDeadLetters: cloudwatch.Alarm;
   /** A failed stream batch parked by the fan-out. */
   public readonly fanOutFailures: cloudwatch.Alarm;
   /** The delivery backlog: the oldest message's age. */
   public readonly oldestDeliveryMessage: cloudwatch.Alarm;
+  /** The job backlog: the oldest message's age. */
+  public readonly oldestJobMessage: cloudwatch.Alarm;
   /** The alarms of each function watched, by the function's construct path. */
   public readonly functionAlarms = new Map<string, FunctionAlarms>();
   private readonly topic: sns.ITopic | undefined;
@@ -164,19 +172,41 @@ export class OperationalAlarms extends Construct {
       'Stream batches the webhook fan-out could not process after all retries are parked in its failure queue',
       props.fanOutFailures,
     );
-    this.oldestDeliveryMessage = new cloudwatch.Alarm(this, 'OldestDeliveryMessage', {
-      alarmDescription: `The oldest delivery message is older than ${OLDEST_DELIVERY_MESSAGE_AGE_THRESHOLD.toMinutes()} minutes: the dispatcher is not keeping up`,
-      metric: props.deliveryQueue.metricApproximateAgeOfOldestMessage({
-        period: ALARM_PERIOD,
-        statistic: cloudwatch.Stats.MAXIMUM,
-      }),
-      threshold: OLDEST_DELIVERY_MESSAGE_AGE_THRESHOLD.toSeconds(),
-      evaluationPeriods: 1,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-    });
+    this.jobDeadLetters = queueAlarm(
+      'JobDeadLetters',
+      'Job messages that failed 5 receives are parked in the job dead-letter queue',
+      props.jobDeadLetterQueue,
+    );
+    const backlogAlarm = (alarmId: string, description: string, queue: sqs.IQueue) =>
+      new cloudwatch.Alarm(this, alarmId, {
+        alarmDescription: description,
+        metric: queue.metricApproximateAgeOfOldestMessage({
+          period: ALARM_PERIOD,
+          statistic: cloudwatch.Stats.MAXIMUM,
+        }),
+        threshold: OLDEST_QUEUE_MESSAGE_AGE_THRESHOLD.toSeconds(),
+        evaluationPeriods: 1,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      });
+    this.oldestDeliveryMessage = backlogAlarm(
+      'OldestDeliveryMessage',
+      `The oldest delivery message is older than ${OLDEST_QUEUE_MESSAGE_AGE_THRESHOLD.toMinutes()} minutes: the dispatcher is not keeping up`,
+      props.deliveryQueue,
+    );
+    this.oldestJobMessage = backlogAlarm(
+      'OldestJobMessage',
+      `The oldest job message is older than ${OLDEST_QUEUE_MESSAGE_AGE_THRESHOLD.toMinutes()} minutes: the job worker is not keeping up`,
+      props.jobQueue,
+    );
     if (this.topic) {
-      for (const alarm of [this.deliveryDeadLetters, this.fanOutFailures, this.oldestDeliveryMessage])
+      for (const alarm of [
+        this.deliveryDeadLetters,
+        this.jobDeadLetters,
+        this.fanOutFailures,
+        this.oldestDeliveryMessage,
+        this.oldestJobMessage,
+      ])
         alarm.addAlarmAction(new SnsAction(this.topic));
     }
   }

@@ -2,13 +2,13 @@ import { Duration, Validations } from 'aws-cdk-lib';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
-import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { DASHBOARD_PATH } from '../shared/dashboard/http.js';
 import { fileEntry, type FunctionCode } from './function-code.js';
 import { tableActions } from './route-stack.js';
 import { ServiceFunction } from './service-function.js';
 import type { MembershipTables } from './tables.js';
+import { grantSendToQueues, type PipelineQueues } from './queues.js';
 import { IDEMPOTENCY_LOCK_SECONDS } from '../shared/limits/idempotency.js';
 
 /** Properties of {@link Dashboard}. */
@@ -19,8 +19,8 @@ export interface DashboardProps {
   readonly code: FunctionCode;
   /** Both tables. */
   readonly tables: MembershipTables;
-  /** The delivery queue (send test event, retry, replay dead). */
-  readonly queue: sqs.IQueue;
+  /** The pipeline's queues (send test event, retry, replay dead, messages, imports, audits). */
+  readonly queues: PipelineQueues;
   /** Environment shared by every function of the service. */
   readonly environment: Record<string, string>;
 }
@@ -46,7 +46,7 @@ export class Dashboard extends Construct {
     }).function;
     props.tables.table.grant(this.function, ...tableActions('readWriteDelete'));
     props.tables.deadLetterTable.grant(this.function, ...tableActions('readWriteDelete'));
-    props.queue.grantSendMessages(this.function);
+    grantSendToQueues(props.queues, this.function);
     const integration = new HttpLambdaIntegration('PagesIntegration', this.function);
     for (const [routeId, path] of [
       ['RootRoute', DASHBOARD_PATH],

@@ -20,6 +20,7 @@ export const FUNCTION_FILES = [
   'public-pages',
   'fan-out',
   'dispatcher',
+  'job-worker',
   'sweeper',
   'deadlines',
   'telegram-hook',

@@ -2,13 +2,13 @@ import { Duration, Validations } from 'aws-cdk-lib';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
-import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { fileEntry, type FunctionCode } from './function-code.js';
 import { AccessLoggedHttpApi } from './http-api.js';
 import { tableActions } from './route-stack.js';
 import { ServiceFunction } from './service-function.js';
 import type { MembershipTables } from './tables.js';
+import { grantSendToQueues, type PipelineQueues } from './queues.js';
 
 import { ENVIRONMENT_VARIABLES, MCP_PATH, PROTECTED_RESOURCE_METADATA_PATHS } from '../shared/config.js';
 import { IDEMPOTENCY_LOCK_SECONDS } from '../shared/limits/idempotency.js';
@@ -20,8 +20,8 @@ export interface McpApiProps {
   readonly code: FunctionCode;
   /** Both tables. */
   readonly tables: MembershipTables;
-  /** The delivery queue. */
-  readonly queue: sqs.IQueue;
+  /** The pipeline's queues. */
+  readonly queues: PipelineQueues;
   /** Environment shared by every function of the service. */
   readonly environment: Record<string, string>;
   /** The REST API's base URL, where the dashboard (and so the OAuth consent page, DESIGN D30) is served. */
@@ -53,7 +53,7 @@ export class McpApi extends Construct {
     // routes, keyed reads, queries and single-item writes only (no Scan, no BatchWriteItem).
     props.tables.table.grant(this.function, ...tableActions('readWriteDelete'));
     props.tables.deadLetterTable.grant(this.function, ...tableActions('readWriteDelete'));
-    props.queue.grantSendMessages(this.function);
+    grantSendToQueues(props.queues, this.function);
 
     const integration = new HttpLambdaIntegration('ServerIntegration', this.function);
     const routes: Array<[string, string, apigwv2.HttpMethod, string]> = [

@@ -13,7 +13,8 @@ import { BillingWebhookSecret } from './billing-webhook-secret.js';
 import { MembershipTables } from './tables.js';
 import { alarmTopic, OperationalAlarms, type AlarmNotificationSettings } from './alarms.js';
 import type * as sns from 'aws-cdk-lib/aws-sns';
-import { DeliveryQueue, RetryScheduler, WebhookWorkers } from './webhooks.js';
+import { PipelineQueue, type PipelineQueues } from './queues.js';
+import { DISPATCHER_TIMEOUT, JOB_WORKER_TIMEOUT, RetryScheduler, WebhookWorkers } from './webhooks.js';
 import { grantMailSending } from './mail.js';
 
 /** Properties of {@link MembershipServiceStack}. */
@@ -49,11 +50,13 @@ export class MembershipServiceStack extends Stack {
   public readonly code: FunctionCode;
   /** Main and dead-letter tables. */
   public readonly tables: MembershipTables;
-  /** Delivery queue and its poison-message queue. */
-  public readonly deliveryQueue: DeliveryQueue;
+  /** Delivery queue and its poison-message queue (the dispatcher's). */
+  public readonly deliveryQueue: PipelineQueue;
+  /** Job queue and its poison-message queue (the job worker's). */
+  public readonly jobQueue: PipelineQueue;
   /** Schedule group and scheduler role for long retry waits. */
   public readonly retryScheduler: RetryScheduler;
-  /** Fan-out, dispatcher and sweeper. */
+  /** Fan-out, dispatcher, job worker and sweeper. */
   public readonly webhookWorkers: WebhookWorkers;
   /** The deadline worker and its every-minute schedule. */
   public readonly deadlineWorker: DeadlineWorker;
@@ -75,7 +78,9 @@ export class MembershipServiceStack extends Stack {
     this.alarmTopic = alarmTopic(this, props);
     this.code = new FunctionCode(props.bundler);
     this.tables = new MembershipTables(this, 'Tables');
-    this.deliveryQueue = new DeliveryQueue(this, 'Delivery');
+    this.deliveryQueue = new PipelineQueue(this, 'Delivery', { consumerTimeout: DISPATCHER_TIMEOUT });
+    this.jobQueue = new PipelineQueue(this, 'Jobs', { consumerTimeout: JOB_WORKER_TIMEOUT });
+    const queues: PipelineQueues = { deliveries: this.deliveryQueue.queue, jobs: this.jobQueue.queue };
     this.retryScheduler = new RetryScheduler(this, 'RetryScheduler', {
       queue: this.deliveryQueue.queue,
       scheduleGroupName: props.scheduleGroupName,
@@ -92,28 +97,31 @@ export class MembershipServiceStack extends Stack {
       [ENVIRONMENT_VARIABLES.tableName]: this.tables.table.tableName,
       [ENVIRONMENT_VARIABLES.deadLetterTableName]: this.tables.deadLetterTable.tableName,
       [ENVIRONMENT_VARIABLES.deliveryQueueUrl]: this.deliveryQueue.queue.queueUrl,
+      [ENVIRONMENT_VARIABLES.jobQueueUrl]: this.jobQueue.queue.queueUrl,
       [ENVIRONMENT_VARIABLES.credentialsKmsKeyId]: this.credentialsKey.key.keyArn,
     };
 
     this.webhookWorkers = new WebhookWorkers(this, 'Webhooks', {
       code: this.code,
       tables: this.tables,
-      deliveryQueue: this.deliveryQueue,
+      queues: { deliveries: this.deliveryQueue, jobs: this.jobQueue },
       retryScheduler: this.retryScheduler,
       environment,
     });
     this.deadlineWorker = new DeadlineWorker(this, 'Deadlines', { code: this.code, tables: this.tables, environment });
     // Clock-driven transitions start and end access on the platforms.
     this.credentialsKey.key.grant(this.deadlineWorker.function, ...credentialKeyActions('open'));
-    // The dispatcher opens each endpoint's sealed signing secrets (once per process and endpoint revision).
+    // The dispatcher opens each endpoint's sealed signing secrets (once per process and endpoint revision); the job
+    // worker opens the bot tokens and Stripe keys its messages, imports and audits use.
     this.credentialsKey.key.grant(this.webhookWorkers.dispatcher, ...credentialKeyActions('open'));
-    // The dispatcher sends the queued messages to subscribers, e-mail included (DESIGN D32).
-    grantMailSending(this.webhookWorkers.dispatcher, props.mailFrom);
+    this.credentialsKey.key.grant(this.webhookWorkers.jobWorker, ...credentialKeyActions('open'));
+    // The job worker sends the queued messages to subscribers, e-mail included (DESIGN D32).
+    grantMailSending(this.webhookWorkers.jobWorker, props.mailFrom);
     this.restApi = new RestApi(this, 'Rest', {
       operations: props.operations ?? OPERATIONS,
       code: this.code,
       tables: this.tables,
-      queue: this.deliveryQueue.queue,
+      queues,
       environment,
       credentialsKey: this.credentialsKey.key,
       billingWebhookSecret: this.billingWebhookSecret,
@@ -121,7 +129,7 @@ export class MembershipServiceStack extends Stack {
     this.mcpApi = new McpApi(this, 'Mcp', {
       code: this.code,
       tables: this.tables,
-      queue: this.deliveryQueue.queue,
+      queues,
       environment,
       dashboardBaseUrl: this.restApi.httpApi.endpoint,
     });
@@ -136,6 +144,8 @@ export class MembershipServiceStack extends Stack {
     this.alarms = new OperationalAlarms(this, 'Alarms', {
       deliveryQueue: this.deliveryQueue.queue,
       deliveryDeadLetterQueue: this.deliveryQueue.deadLetterQueue,
+      jobQueue: this.jobQueue.queue,
+      jobDeadLetterQueue: this.jobQueue.deadLetterQueue,
       fanOutFailures: this.webhookWorkers.fanOutFailures,
       topic: this.alarmTopic,
     });

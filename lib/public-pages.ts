@@ -3,7 +3,6 @@ import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
-import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { credentialKeyActions } from '../shared/credentials/usage.js';
 import { UNSUBSCRIBE_PATH } from '../shared/domain/messages/paths.js';
@@ -12,6 +11,7 @@ import { fileEntry, type FunctionCode } from './function-code.js';
 import { tableActions } from './route-stack.js';
 import { ServiceFunction } from './service-function.js';
 import type { MembershipTables } from './tables.js';
+import { grantSendToQueues, type PipelineQueues } from './queues.js';
 import { IDEMPOTENCY_LOCK_SECONDS } from '../shared/limits/idempotency.js';
 
 /** Properties of {@link PublicPages}. */
@@ -22,8 +22,8 @@ export interface PublicPagesProps {
   readonly code: FunctionCode;
   /** Both tables. */
   readonly tables: MembershipTables;
-  /** The delivery queue (the operations a join or a portal action runs emit events). */
-  readonly queue: sqs.IQueue;
+  /** The pipeline's queues (the operations a join or a portal action runs emit events and send messages). */
+  readonly queues: PipelineQueues;
   /** The key of stored credentials: a paid join opens the project's Stripe key to create the Checkout Session. */
   readonly credentialsKey: kms.IKey;
   /** Environment shared by every function of the service. */
@@ -51,7 +51,7 @@ export class PublicPages extends Construct {
       environment: props.environment,
     }).function;
     props.tables.table.grant(this.function, ...tableActions('readWriteDelete'));
-    props.queue.grantSendMessages(this.function);
+    grantSendToQueues(props.queues, this.function);
     props.credentialsKey.grant(this.function, ...credentialKeyActions('open'));
     const integration = new HttpLambdaIntegration('PagesIntegration', this.function);
     for (const [routeId, path] of [

@@ -7,7 +7,6 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { ENVIRONMENT_VARIABLES } from '../shared/config.js';
 import { credentialKeyActions } from '../shared/credentials/usage.js';
 import { HOOK_ROUTES } from '../shared/hooks/routes.js';
-import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { routeKey, type RegisteredOperation } from '../shared/operations/registry.js';
 import { fileEntry, type FunctionCode } from './function-code.js';
@@ -18,6 +17,7 @@ import { RouteStack, pascalCase } from './route-stack.js';
 import { ServiceFunction } from './service-function.js';
 import { tableActions } from './route-stack.js';
 import type { MembershipTables } from './tables.js';
+import type { PipelineQueues } from './queues.js';
 
 /**
  * Most REST routes one nested stack holds (DESIGN D23). A route costs 9 resources (function, role,
@@ -85,8 +85,8 @@ export interface RestApiProps {
   readonly code: FunctionCode;
   /** Both tables. */
   readonly tables: MembershipTables;
-  /** The delivery queue. */
-  readonly queue: sqs.IQueue;
+  /** The pipeline's queues. */
+  readonly queues: PipelineQueues;
   /** Environment shared by every function of the service. */
   readonly environment: Record<string, string>;
   /** The credentials key (DESIGN D16): granted to the routes and hooks that open or seal credentials. */
@@ -141,7 +141,7 @@ export class RestApi extends Construct {
         httpApi: this.httpApi.api,
         code: props.code,
         tables: props.tables,
-        queue: props.queue,
+        queues: props.queues,
         environment,
         credentialsKey: props.credentialsKey,
       });
@@ -174,14 +174,14 @@ export class RestApi extends Construct {
       httpApi: this.httpApi.api,
       code: props.code,
       tables: props.tables,
-      queue: props.queue,
+      queues: props.queues,
       environment: props.environment,
     });
     this.publicPages = new PublicPages(this, 'PublicPages', {
       httpApi: this.httpApi.api,
       code: props.code,
       tables: props.tables,
-      queue: props.queue,
+      queues: props.queues,
       credentialsKey: props.credentialsKey,
       environment,
     });

@@ -14,6 +14,7 @@ import { RATE_COUNTER_PARTITION_PREFIX, TOKEN_PARTITION_PREFIX } from '../shared
 import { operationEntry, type FunctionCode } from './function-code.js';
 import { ServiceFunction } from './service-function.js';
 import type { MembershipTables } from './tables.js';
+import { grantSendToQueues, type PipelineQueues } from './queues.js';
 
 /** `listWebhookEndpoints` → `ListWebhookEndpoints`, `webhook-endpoints` → `WebhookEndpoints`. */
 export function pascalCase(name: string): string {
@@ -100,7 +101,7 @@ interface RouteAccess {
   readonly rateCounters: boolean;
   /** The dead-letter table. */
   readonly deadLetterTable: TableAccess;
-  /** `sqs:SendMessage` on the delivery queue. */
+  /** `sqs:SendMessage` on the pipeline's queues. */
   readonly sendToQueue: boolean;
 }
 
@@ -137,8 +138,8 @@ export interface RouteStackProps {
   readonly code: FunctionCode;
   /** Both tables (in the parent stack). */
   readonly tables: MembershipTables;
-  /** The delivery queue (in the parent stack). */
-  readonly queue: sqs.IQueue;
+  /** The pipeline's queues (in the parent stack). */
+  readonly queues: PipelineQueues;
   /** Environment shared by every function of the service (values from the parent stack). */
   readonly environment: Record<string, string>;
   /** The credentials key (in the parent stack), granted to the routes whose operations open or seal credentials. */
@@ -177,7 +178,7 @@ export class RouteStack extends NestedStack {
     );
     let table: dynamodb.ITable | undefined;
     let deadLetterTable: dynamodb.ITable | undefined;
-    let queue: sqs.IQueue | undefined;
+    let queues: PipelineQueues | undefined;
     let credentialsKey: kms.IKey | undefined;
     const functions = new Map<string, lambda.Function>();
 
@@ -202,12 +203,15 @@ export class RouteStack extends NestedStack {
         deadLetterTable.grant(fn, ...tableActions(access.deadLetterTable));
       }
       if (access.sendToQueue) {
-        queue ??= sqs.Queue.fromQueueArn(
-          this,
-          'DeliveryQueue',
-          this.parameter('DeliveryQueueArn', props.queue.queueArn),
-        );
-        queue.grantSendMessages(fn);
+        queues ??= {
+          deliveries: sqs.Queue.fromQueueArn(
+            this,
+            'DeliveryQueue',
+            this.parameter('DeliveryQueueArn', props.queues.deliveries.queueArn),
+          ),
+          jobs: sqs.Queue.fromQueueArn(this, 'JobQueue', this.parameter('JobQueueArn', props.queues.jobs.queueArn)),
+        };
+        grantSendToQueues(queues, fn);
       }
       const keyActions = credentialKeyActions(credentialKeyUse([operation]));
       if (keyActions.length > 0 && props.credentialsKey) {

@@ -13,11 +13,27 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { fileEntry, type FunctionCode } from './function-code.js';
 import { TABLE_DELETE_ACTIONS, tableActions } from './route-stack.js';
+import { grantSendToQueues, type PipelineQueue, type PipelineQueues } from './queues.js';
 import { ServiceFunction } from './service-function.js';
 import type { MembershipTables } from './tables.js';
 
 /** Timeout of the dispatcher (one batch of up to 10 deliveries, each with a 10 s budget, in parallel). */
-const DISPATCHER_TIMEOUT = Duration.seconds(30);
+export const DISPATCHER_TIMEOUT = Duration.seconds(30);
+
+/**
+ * Timeout of the job worker: one batch of up to 10 job messages in parallel, each step sized to end well within it
+ * (a step that has not progressed for `SWEEP_GRACE_MS`, 60 s, is restarted by the sweeper).
+ */
+export const JOB_WORKER_TIMEOUT = Duration.seconds(30);
+
+/**
+ * Most job worker invocations the job queue's event source runs at once: jobs call providers (SES, Stripe, the chat
+ * platforms) whose rate limits are per account, so fewer than the dispatcher's.
+ */
+export const JOB_WORKER_MAX_CONCURRENCY = 10;
+
+/** Reserved concurrency of the job worker: as the dispatcher's, its event source's maximum plus 5. */
+export const JOB_WORKER_RESERVED_CONCURRENCY = JOB_WORKER_MAX_CONCURRENCY + 5;
 
 /** Default name of the EventBridge Scheduler group that holds the long retry timers (DESIGN D7). */
 const DEFAULT_SCHEDULE_GROUP_NAME = 'membership-webhook-retries';
@@ -44,37 +60,6 @@ export const DISPATCHER_RESERVED_CONCURRENCY = DISPATCHER_MAX_CONCURRENCY + 5;
 
 /** How often the sweeper runs (the sweeper's own spacing of re-queues follows it, see `sweep`). */
 const SWEEPER_RATE = Duration.seconds(SWEEP_INTERVAL_SECONDS);
-
-/**
- * Queues that carry the message "look at delivery X, attempt N" (DESIGN D7): the delivery queue
- * (SSE, TLS only, visibility timeout six times the dispatcher timeout as AWS recommends for SQS
- * event sources) and its dead-letter queue for poison messages (received 5 times without success).
- */
-export class DeliveryQueue extends Construct {
-  /** The delivery queue consumed by the dispatcher. */
-  public readonly queue: sqs.Queue;
-  /** Poison messages of {@link DeliveryQueue.queue}. */
-  public readonly deadLetterQueue: sqs.Queue;
-
-  constructor(scope: Construct, id: string) {
-    super(scope, id);
-    this.deadLetterQueue = new sqs.Queue(this, 'PoisonMessages', {
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-    });
-    Validations.of(this.deadLetterQueue).acknowledge({
-      id: 'AwsSolutions-SQS3',
-      reason: 'This queue is itself the dead-letter queue of the delivery queue.',
-    });
-    this.queue = new sqs.Queue(this, 'Queue', {
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      visibilityTimeout: Duration.seconds(DISPATCHER_TIMEOUT.toSeconds() * 6),
-      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: 5 },
-    });
-  }
-}
 
 /** Properties of {@link RetryScheduler}. */
 export interface RetrySchedulerProps {
@@ -168,8 +153,8 @@ export interface WebhookWorkersProps {
   readonly code: FunctionCode;
   /** Both tables. */
   readonly tables: MembershipTables;
-  /** The delivery queue. */
-  readonly deliveryQueue: DeliveryQueue;
+  /** The delivery queue (consumed by the dispatcher) and the job queue (consumed by the job worker). */
+  readonly queues: { readonly deliveries: PipelineQueue; readonly jobs: PipelineQueue };
   /** Long-wait timers. */
   readonly retryScheduler: RetryScheduler;
   /** Environment shared by every function of the service. */
@@ -178,14 +163,17 @@ export interface WebhookWorkersProps {
 
 /**
  * The webhook pipeline's workers (DESIGN D6, D7): fan-out (stream INSERTs of outbox `event` items → deliveries; failed
- * batches bisected, retried, parked), dispatcher (delivery queue, batches of 10, partial batch responses), sweeper
- * (every 5 min: re-queue lost timers, dead-letter after 72 h).
+ * batches bisected, retried, parked), dispatcher (delivery queue, batches of 10, partial batch responses), job worker
+ * (job queue: messages to subscribers, broadcasts, imports, audits, access-code batches), sweeper (every 5 min:
+ * re-queue lost timers, restart stalled jobs, dead-letter after 72 h).
  */
 export class WebhookWorkers extends Construct {
   /** The fan-out function. */
   public readonly fanOut: lambda.Function;
   /** The dispatcher function. */
   public readonly dispatcher: lambda.Function;
+  /** The job worker function. */
+  public readonly jobWorker: lambda.Function;
   /** The sweeper function. */
   public readonly sweeper: lambda.Function;
   /** Stream batches the fan-out could not process after all retries (metadata only). */
@@ -196,7 +184,8 @@ export class WebhookWorkers extends Construct {
   constructor(scope: Construct, id: string, props: WebhookWorkersProps) {
     super(scope, id);
     const { table, deadLetterTable } = props.tables;
-    const queue = props.deliveryQueue.queue;
+    const queue = props.queues.deliveries.queue;
+    const queues: PipelineQueues = { deliveries: queue, jobs: props.queues.jobs.queue };
 
     // Fan-out ---------------------------------------------------------------------------------
     this.fanOut = new ServiceFunction(this, 'FanOut', {
@@ -209,7 +198,7 @@ export class WebhookWorkers extends Construct {
     // Least privilege (DESIGN D23): keyed reads, queries and single-item writes; the fan-out deletes nothing.
     // The stream read (GetRecords, GetShardIterator, DescribeStream, ListStreams) comes with the event source.
     table.grant(this.fanOut, ...tableActions('readWrite'));
-    queue.grantSendMessages(this.fanOut);
+    grantSendToQueues(queues, this.fanOut);
     // `Resource: *` of dynamodb:ListStreams (no resource-level permissions) is acknowledged with X-Ray's
     // on every function's role (`ServiceFunction`).
 
@@ -251,24 +240,44 @@ export class WebhookWorkers extends Construct {
       reservedConcurrentExecutions: DISPATCHER_RESERVED_CONCURRENCY,
     }).function;
     // A replay job's batch deletes the dead-letter copy of each delivery it re-queues (`deliveryRequeues.requeueDead`);
-    // an access-code batch job that fails or runs again deletes its batch's items (`deleteBatchCodes`), in their
-    // partitions only; nothing else of the dispatcher deletes.
+    // nothing else of the dispatcher deletes.
     table.grant(this.dispatcher, ...tableActions('readWrite'));
-    this.dispatcher.addToRolePolicy(
-      new iam.PolicyStatement({
-        actions: [...TABLE_DELETE_ACTIONS],
-        resources: [table.tableArn],
-        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...BATCH_CODE_PARTITION_PATTERNS] } },
-      }),
-    );
     deadLetterTable.grant(this.dispatcher, ...tableActions('readWriteDelete'));
-    queue.grantSendMessages(this.dispatcher);
+    grantSendToQueues(queues, this.dispatcher);
     props.retryScheduler.grantScheduling(this.dispatcher);
     this.dispatcher.addEventSource(
       new SqsEventSource(queue, {
         batchSize: 10,
         reportBatchItemFailures: true,
         maxConcurrency: DISPATCHER_MAX_CONCURRENCY,
+      }),
+    );
+
+    // Job worker ------------------------------------------------------------------------------
+    this.jobWorker = new ServiceFunction(this, 'JobWorker', {
+      code: props.code,
+      entry: fileEntry('job-worker'),
+      description: 'Job worker: messages to subscribers, broadcasts, imports, access audits, access-code batches',
+      timeout: JOB_WORKER_TIMEOUT,
+      environment: props.environment,
+      reservedConcurrentExecutions: JOB_WORKER_RESERVED_CONCURRENCY,
+    }).function;
+    // An access-code batch job that fails or runs again deletes its batch's items (`deleteBatchCodes`), in their
+    // partitions only; nothing else of the job worker deletes.
+    table.grant(this.jobWorker, ...tableActions('readWrite'));
+    this.jobWorker.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: [...TABLE_DELETE_ACTIONS],
+        resources: [table.tableArn],
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...BATCH_CODE_PARTITION_PATTERNS] } },
+      }),
+    );
+    grantSendToQueues(queues, this.jobWorker);
+    this.jobWorker.addEventSource(
+      new SqsEventSource(props.queues.jobs.queue, {
+        batchSize: 10,
+        reportBatchItemFailures: true,
+        maxConcurrency: JOB_WORKER_MAX_CONCURRENCY,
       }),
     );
 
@@ -283,7 +292,7 @@ export class WebhookWorkers extends Construct {
     // The sweeper re-queues and fans out (main table only); dead-lettering itself happens in the
     // dispatcher, on the `dead_letter` message the sweeper sends.
     table.grant(this.sweeper, ...tableActions('readWrite'));
-    queue.grantSendMessages(this.sweeper);
+    grantSendToQueues(queues, this.sweeper);
     props.retryScheduler.grantScheduling(this.sweeper);
     this.sweeperRule = new events.Rule(this, 'SweeperSchedule', {
       description: 'Runs the webhook sweeper',

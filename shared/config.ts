@@ -14,6 +14,7 @@ export const ENVIRONMENT_VARIABLES = {
   dynamoDbEndpoint: 'DYNAMODB_ENDPOINT',
   deliveryQueueUrl: 'DELIVERY_QUEUE_URL',
   deliveryQueueArn: 'DELIVERY_QUEUE_ARN',
+  jobQueueUrl: 'JOB_QUEUE_URL',
   schedulerGroupName: 'SCHEDULER_GROUP_NAME',
   schedulerRoleArn: 'SCHEDULER_ROLE_ARN',
   host: 'HOST',
@@ -93,6 +94,7 @@ const LambdaEnvironment = z.object({
   [V.tableName]: text(),
   [V.deadLetterTableName]: text(),
   [V.deliveryQueueUrl]: text(),
+  [V.jobQueueUrl]: text(),
   [V.dynamoDbEndpoint]: optionalText(),
 });
 
@@ -172,6 +174,7 @@ export function lambdaConfig(env: NodeJS.ProcessEnv = process.env) {
     tableName: parsed[V.tableName],
     deadLetterTableName: parsed[V.deadLetterTableName],
     deliveryQueueUrl: parsed[V.deliveryQueueUrl],
+    jobQueueUrl: parsed[V.jobQueueUrl],
     dynamoDbEndpoint: parsed[V.dynamoDbEndpoint],
   };
 }

@@ -123,23 +123,40 @@ export interface MessageSendMessage {
 }
 
 /**
- * Any message of the delivery queue: a delivery's attempt or dead-letter timer, a replay job's next batch, a message to
- * a subscriber, a broadcast job's next batch, an import job's next page, an access audit's next page, or an access-code
- * batch job.
+ * A message of the delivery queue, which the dispatcher consumes: a delivery's attempt or dead-letter timer, or a replay
+ * job's next batch.
  */
-export type PipelineMessage =
-  | DeliveryMessage
-  | ReplayBatchMessage
-  | MessageSendMessage
-  | BroadcastBatchMessage
-  | ImportPageMessage
-  | AccessAuditPageMessage
-  | AccessCodeBatchMessage;
+export type DeliveryQueueMessage = DeliveryMessage | ReplayBatchMessage;
 
 /**
- * The `DeliveryQueue` port (SQS on AWS, in-process locally). Messages are grouped by `team_id` (the SQS
- * `MessageGroupId` of a fair queue; the local queue's round robin), so one team's backlog does not
- * delay another team's messages (DESIGN D24).
+ * A message of the job queue, which the job worker consumes (DESIGN D7): a message to a subscriber, a broadcast job's
+ * next batch, an import job's next page, an access audit's next page, or an access-code batch job.
+ */
+export type JobMessage =
+  MessageSendMessage | BroadcastBatchMessage | ImportPageMessage | AccessAuditPageMessage | AccessCodeBatchMessage;
+
+/** The kinds of {@link JobMessage}; every other kind is a {@link DeliveryQueueMessage}. */
+const JOB_MESSAGE_KINDS: ReadonlySet<string> = new Set<JobMessage['kind']>([
+  'message_send',
+  'broadcast_batch',
+  'import_page',
+  'access_audit_page',
+  'access_code_batch',
+]);
+
+/** Whether `message` belongs on the job queue rather than the delivery queue. */
+export function isJobMessage(message: PipelineMessage): message is JobMessage {
+  return JOB_MESSAGE_KINDS.has(message.kind);
+}
+
+/** Any message of the pipeline's two queues. */
+export type PipelineMessage = DeliveryQueueMessage | JobMessage;
+
+/**
+ * The `DeliveryQueue` port (SQS on AWS, in-process locally): it sends each message to the queue of its kind, the
+ * delivery queue or the job queue ({@link isJobMessage}), so a broadcast's backlog never waits in front of a webhook
+ * attempt. Messages are grouped by `team_id` (the SQS `MessageGroupId` of a fair queue; the local queue's round
+ * robin), so one team's backlog does not delay another team's messages (DESIGN D24).
  */
 export interface DeliveryQueue {
   /**

@@ -1,6 +1,6 @@
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { ConflictException, CreateScheduleCommand, type SchedulerClient } from '@aws-sdk/client-scheduler';
-import type { DeliveryMessage, DeliveryQueue, RetryScheduler } from '../runtime.js';
+import { isJobMessage, type DeliveryMessage, type DeliveryQueue, type RetryScheduler } from '../runtime.js';
 
 /** SQS `SendMessageBatch` takes at most 10 entries. */
 const SQS_BATCH_SIZE = 10;
@@ -9,31 +9,41 @@ const SQS_BATCH_SIZE = 10;
  * The SQS adapter of the `DeliveryQueue` port (DESIGN D7, D24): messages are JSON bodies, sent in
  * batches of 10 with `DelaySeconds` = the wait rounded up to whole seconds (0–900) and `MessageGroupId`
  * = the team id, so the standard queue serves teams fairly (SQS fair queues: one team's backlog does
- * not raise another team's dwell time). Throws when SQS reports failed entries, so the caller's
+ * not raise another team's dwell time). Job messages go to `queueUrls.jobs`, every other message to
+ * `queueUrls.deliveries` (`isJobMessage`). Throws when SQS reports failed entries, so the caller's
  * invocation is retried (the row stays the source of truth).
  */
-export function createSqsDeliveryQueue(client: SQSClient, queueUrl: string): DeliveryQueue {
+export function createSqsDeliveryQueue(
+  client: SQSClient,
+  queueUrls: { deliveries: string; jobs: string },
+): DeliveryQueue {
   return {
     async send(messages, delaySeconds) {
       const delay = Math.min(900, Math.max(0, Math.ceil(delaySeconds)));
-      for (let index = 0; index < messages.length; index += SQS_BATCH_SIZE) {
-        const batch = messages.slice(index, index + SQS_BATCH_SIZE);
-        const result = await client.send(
-          new SendMessageBatchCommand({
-            QueueUrl: queueUrl,
-            Entries: batch.map((message, position) => ({
-              Id: String(position),
-              MessageBody: JSON.stringify(message),
-              DelaySeconds: delay,
-              MessageGroupId: message.team_id,
-            })),
-          }),
-        );
-        if (result.Failed?.length)
-          throw new Error(
-            `SQS rejected ${result.Failed.length} delivery messages: ${result.Failed.map((entry) => entry.Code).join(', ')}`,
+      const jobs = messages.filter(isJobMessage);
+      const deliveries = messages.filter((message) => !isJobMessage(message));
+      for (const [queueUrl, queued] of [
+        [queueUrls.deliveries, deliveries],
+        [queueUrls.jobs, jobs],
+      ] as const)
+        for (let index = 0; index < queued.length; index += SQS_BATCH_SIZE) {
+          const batch = queued.slice(index, index + SQS_BATCH_SIZE);
+          const result = await client.send(
+            new SendMessageBatchCommand({
+              QueueUrl: queueUrl,
+              Entries: batch.map((message, position) => ({
+                Id: String(position),
+                MessageBody: JSON.stringify(message),
+                DelaySeconds: delay,
+                MessageGroupId: message.team_id,
+              })),
+            }),
           );
-      }
+          if (result.Failed?.length)
+            throw new Error(
+              `SQS rejected ${result.Failed.length} pipeline messages: ${result.Failed.map((entry) => entry.Code).join(', ')}`,
+            );
+        }
     },
   };
 }

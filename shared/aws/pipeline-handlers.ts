@@ -11,8 +11,16 @@ import type {
 } from 'aws-lambda';
 import pMap from 'p-map';
 import * as z from '../schemas/zod.js';
-import { PREPARED_BODY_MAX_BYTES, type PipelineMessage, type Runtime } from '../runtime.js';
+import {
+  isJobMessage,
+  PREPARED_BODY_MAX_BYTES,
+  type DeliveryQueueMessage,
+  type JobMessage,
+  type PipelineMessage,
+  type Runtime,
+} from '../runtime.js';
 import { processDeliveryMessage } from '../domain/webhook-deliveries/dispatcher.js';
+import { processJobMessage } from '../domain/job-worker.js';
 import { parseStoredEvent } from '../domain/events/record.js';
 import { fanOutEvents } from '../domain/webhook-deliveries/fan-out.js';
 import { sweep } from '../domain/webhook-deliveries/sweeper.js';
@@ -21,8 +29,8 @@ import { logger } from '../logger.js';
 import { entity } from '../store/keys.js';
 
 /**
- * Schema of a delivery-queue message body (see `PipelineMessage`: a delivery message, a job's next batch, a message to
- * send).
+ * Schema of a message body of either queue (see `PipelineMessage`: a delivery message, a replay's next batch, a job's
+ * next batch or page, a message to send).
  */
 const DeliveryMessageSchema = z.discriminatedUnion('kind', [
   z.object({
@@ -56,11 +64,16 @@ const DeliveryMessageSchema = z.discriminatedUnion('kind', [
 ]);
 
 /**
- * The dispatcher Lambda (SQS event source with partial batch responses, Powertools batch): each record
- * is one delivery message. A malformed body is logged and dropped (it can never succeed; poison
- * messages that keep throwing end in the queue's own dead-letter queue after maxReceiveCount).
+ * An SQS handler (partial batch responses, Powertools batch) of one queue of the pipeline: each record is one message;
+ * `process` handles the messages `accepts` takes. A message of the other queue (sent before a deploy split the queues)
+ * is forwarded to it through the runtime's queue, which routes by kind. A malformed body is logged and dropped (it can
+ * never succeed; poison messages that keep throwing end in the queue's own dead-letter queue after maxReceiveCount).
  */
-export function createDispatcherHandler(getRuntime: () => Runtime) {
+function createQueueHandler<Message extends PipelineMessage>(
+  getRuntime: () => Runtime,
+  accepts: (message: PipelineMessage) => message is Message,
+  process: (runtime: Runtime, message: Message) => Promise<string>,
+) {
   const processor = new BatchProcessor(EventType.SQS);
   const recordHandler = async (record: SQSRecord) => {
     let body: unknown;
@@ -69,18 +82,37 @@ export function createDispatcherHandler(getRuntime: () => Runtime) {
     } catch {
       body = null;
     }
-    const message = DeliveryMessageSchema.safeParse(body);
-    if (!message.success) {
-      logger.error('dropping malformed delivery message', { message_id: record.messageId });
+    const parsed = DeliveryMessageSchema.safeParse(body);
+    if (!parsed.success) {
+      logger.error('dropping malformed pipeline message', { message_id: record.messageId });
       return;
     }
-    const outcome = await processDeliveryMessage(getRuntime(), message.data);
+    const message: PipelineMessage = parsed.data;
+    const outcome = accepts(message)
+      ? await process(getRuntime(), message)
+      : await getRuntime()
+          .deliveryQueue.send([message], 0)
+          .then(() => 'forwarded');
     // Never the body a message may carry: payloads hold subscriber data.
-    const { prepared, ...named } = message.data as PipelineMessage & { prepared?: unknown };
-    logger.info('delivery message processed', { ...named, carried_body: prepared !== undefined, outcome });
+    const { prepared, ...named } = message as PipelineMessage & { prepared?: unknown };
+    logger.info('pipeline message processed', { ...named, carried_body: prepared !== undefined, outcome });
   };
   return async (event: SQSEvent, context: Context) =>
     processPartialResponse(event, recordHandler, processor, { context });
+}
+
+/** The dispatcher Lambda: the delivery queue's messages (attempts, dead-letter timers, replay batches; DESIGN D7). */
+export function createDispatcherHandler(getRuntime: () => Runtime) {
+  return createQueueHandler(
+    getRuntime,
+    (message): message is DeliveryQueueMessage => !isJobMessage(message),
+    processDeliveryMessage,
+  );
+}
+
+/** The job worker Lambda: the job queue's messages (messages to send, broadcasts, imports, audits, code batches). */
+export function createJobWorkerHandler(getRuntime: () => Runtime) {
+  return createQueueHandler(getRuntime, (message): message is JobMessage => isJobMessage(message), processJobMessage);
 }
 
 /** How many teams of one stream batch are fanned out at once (each team: 3 requests in a row, DESIGN D6). */

@@ -40,7 +40,10 @@ export function createAwsRuntime(transport: WebhookTransport): Runtime {
       deadLetterTableName: config.deadLetterTableName,
     }),
     clock: systemClock,
-    deliveryQueue: createSqsDeliveryQueue(awsClient(new SQSClient({})), config.deliveryQueueUrl),
+    deliveryQueue: createSqsDeliveryQueue(awsClient(new SQSClient({})), {
+      deliveries: config.deliveryQueueUrl,
+      jobs: config.jobQueueUrl,
+    }),
     retryScheduler: {
       schedule: (message, atMs) => {
         scheduler ??= createSchedulerRetryScheduler(awsClient(new SchedulerClient({})), schedulerConfig());

@@ -5,7 +5,7 @@ import type { StoredEvent } from '../events/outbox.js';
 import { fanOutEvents } from '../domain/webhook-deliveries/fan-out.js';
 import type { Store } from '../store/store.js';
 import { outsideRequestScope } from '../store/request-scope.js';
-import { processDeliveryMessage } from '../domain/webhook-deliveries/dispatcher.js';
+import { processPipelineMessage } from '../domain/pipeline-messages.js';
 import { relayOutbox, sweep } from '../domain/webhook-deliveries/sweeper.js';
 import { applyDueDeadlines } from '../deadlines/worker.js';
 import { startDueAccessAudits } from '../domain/access-audits/scheduler.js';
@@ -125,7 +125,7 @@ export function createLocalRuntime(options: LocalRuntimeOptions): LocalRuntime {
       const message = ready.take(teamConcurrency, DEFAULT_MAX_CONCURRENCY);
       if (!message) break;
       inFlight++;
-      outsideRequestScope(() => processDeliveryMessage(runtime, message))
+      outsideRequestScope(() => processPipelineMessage(runtime, message))
         .then((outcome) => {
           if (message.kind === 'replay_batch') options.onReplayBatch?.({ replay_id: message.replay_id, outcome });
           else if (message.kind === 'message_send')

@@ -1,5 +1,5 @@
 /**
- * E-mail on AWS (DESIGN D32), as CDK assertions on the synthesized stack: with context `mailFrom` the dispatcher (the
+ * E-mail on AWS (DESIGN D32), as CDK assertions on the synthesized stack: with context `mailFrom` the job worker (the
  * function that sends queued messages) gets `MAIL_FROM` and `ses:SendEmail`/`ses:SendRawEmail` on exactly the sender's
  * domain and address identities; without it (cdk.json's empty default) nothing is granted or set. Bundling is stubbed
  * as in `billing-webhook-secret.test.ts`; cdk-nag runs and throws on unacknowledged findings.
@@ -15,7 +15,7 @@ import { synthesizeWithStubBundles, type CfnResource, type StubSynthesis } from 
 
 type Statement = { Effect: string; Action?: string | string[]; Resource?: unknown };
 
-const DISPATCHER_HANDLER = 'dispatcher.handler';
+const JOB_WORKER_HANDLER = 'job-worker.handler';
 let withSender: StubSynthesis;
 
 beforeAll(() => {
@@ -71,13 +71,13 @@ const identityArn = (name: string) => ({
 });
 
 describe('e-mail sending on AWS', () => {
-  it('gives the dispatcher MAIL_FROM and SendEmail/SendRawEmail on the sender’s domain and address identities only', () => {
+  it('gives the job worker MAIL_FROM and SendEmail/SendRawEmail on the sender’s domain and address identities only', () => {
     const { resources } = withSender;
-    const [[, dispatcher]] = functions(resources).filter(([, fn]) => fn.Properties.Handler === DISPATCHER_HANDLER);
-    expect(dispatcher.Properties.Environment.Variables[ENVIRONMENT_VARIABLES.mailFrom]).toBe('members@example.com');
+    const [[, jobWorker]] = functions(resources).filter(([, fn]) => fn.Properties.Handler === JOB_WORKER_HANDLER);
+    expect(jobWorker.Properties.Environment.Variables[ENVIRONMENT_VARIABLES.mailFrom]).toBe('members@example.com');
     const statements = sesStatements(resources);
     expect(statements).toHaveLength(1);
-    expect(statements[0].roleId).toBe(refId(dispatcher.Properties.Role));
+    expect(statements[0].roleId).toBe(refId(jobWorker.Properties.Role));
     expect(statements[0].statement).toEqual({
       Effect: 'Allow',
       Action: [...MAIL_SEND_ACTIONS],
@@ -87,7 +87,7 @@ describe('e-mail sending on AWS', () => {
     const senders = functions(resources).filter(
       ([, fn]) => fn.Properties.Environment?.Variables?.[ENVIRONMENT_VARIABLES.mailFrom] !== undefined,
     );
-    expect(senders.map(([, fn]) => fn.Properties.Handler)).toEqual([DISPATCHER_HANDLER]);
+    expect(senders.map(([, fn]) => fn.Properties.Handler)).toEqual([JOB_WORKER_HANDLER]);
   });
 
   it('grants no SES action and sets no MAIL_FROM without the context (cdk.json’s empty default)', () => {

@@ -12,12 +12,17 @@ import {
   FAILURE_QUEUE_MESSAGES_THRESHOLD,
   FUNCTION_ERRORS_THRESHOLD,
   FUNCTION_THROTTLES_THRESHOLD,
-  OLDEST_DELIVERY_MESSAGE_AGE_THRESHOLD,
+  OLDEST_QUEUE_MESSAGE_AGE_THRESHOLD,
 } from '../../lib/alarms.js';
 import { createMembershipApp } from '../../lib/app.js';
 import { STAGE_THROTTLE_BURST_LIMIT, STAGE_THROTTLE_RATE_LIMIT } from '../../lib/http-api.js';
 import { TABLE_DELETE_ACTIONS, TABLE_READ_ACTIONS, TABLE_WRITE_ACTIONS } from '../../lib/route-stack.js';
-import { DISPATCHER_MAX_CONCURRENCY, DISPATCHER_RESERVED_CONCURRENCY } from '../../lib/webhooks.js';
+import {
+  DISPATCHER_MAX_CONCURRENCY,
+  DISPATCHER_RESERVED_CONCURRENCY,
+  JOB_WORKER_MAX_CONCURRENCY,
+  JOB_WORKER_RESERVED_CONCURRENCY,
+} from '../../lib/webhooks.js';
 import { OPERATIONS } from '../../shared/operations/registry.js';
 import { RATE_COUNTER_PARTITION_PREFIX, TOKEN_PARTITION_PREFIX } from '../../shared/store/keys.js';
 import { DEAD_LETTER_TABLE_DEFINITION, TABLE_DEFINITION } from '../../shared/store/table-definition.js';
@@ -117,20 +122,19 @@ describe('alarms (DESIGN D23)', () => {
     }
   });
 
-  it('alarms on a message in the delivery dead-letter queue and in the fan-out failure queue, and on the age of the oldest delivery message', () => {
+  it('alarms on a message in the delivery or job dead-letter queue and in the fan-out failure queue, and on the age of the oldest delivery and job message', () => {
     const { resources, stack } = withEmail;
     const template = Template.fromStack(stack);
     const [topicId] = ofType(resources, 'AWS::SNS::Topic')[0];
-    const [deliveryQueueId, deliveryQueue] = ofType(resources, 'AWS::SQS::Queue').find(
-      ([, q]) => q.Properties.RedrivePolicy,
-    )!;
-    const deadLetterQueueId = refId(deliveryQueue.Properties.RedrivePolicy.deadLetterTargetArn);
+    const pipelineQueues = ofType(resources, 'AWS::SQS::Queue').filter(([, q]) => q.Properties.RedrivePolicy);
+    expect(pipelineQueues).toHaveLength(2);
+    const deadLetterQueueIds = pipelineQueues.map(([, q]) => refId(q.Properties.RedrivePolicy.deadLetterTargetArn));
     const fanOutMapping = ofType(resources, 'AWS::Lambda::EventSourceMapping').find(
       ([, m]) => m.Properties.DestinationConfig,
     )![1];
     const fanOutFailuresId = refId(fanOutMapping.Properties.DestinationConfig.OnFailure.Destination);
 
-    for (const queueId of [deadLetterQueueId, fanOutFailuresId]) {
+    for (const queueId of [...deadLetterQueueIds, fanOutFailuresId]) {
       template.hasResourceProperties('AWS::CloudWatch::Alarm', {
         Namespace: 'AWS/SQS',
         MetricName: 'ApproximateNumberOfMessagesVisible',
@@ -141,15 +145,16 @@ describe('alarms (DESIGN D23)', () => {
         AlarmActions: [{ Ref: topicId }],
       });
     }
-    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-      Namespace: 'AWS/SQS',
-      MetricName: 'ApproximateAgeOfOldestMessage',
-      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [deliveryQueueId, 'QueueName'] } }],
-      Statistic: 'Maximum',
-      Threshold: OLDEST_DELIVERY_MESSAGE_AGE_THRESHOLD.toSeconds(),
-      ComparisonOperator: 'GreaterThanThreshold',
-      AlarmActions: [{ Ref: topicId }],
-    });
+    for (const [queueId] of pipelineQueues)
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'AWS/SQS',
+        MetricName: 'ApproximateAgeOfOldestMessage',
+        Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queueId, 'QueueName'] } }],
+        Statistic: 'Maximum',
+        Threshold: OLDEST_QUEUE_MESSAGE_AGE_THRESHOLD.toSeconds(),
+        ComparisonOperator: 'GreaterThanThreshold',
+        AlarmActions: [{ Ref: topicId }],
+      });
     expect(FAILURE_QUEUE_MESSAGES_THRESHOLD).toBe(1); // "messages visible > 0"
   });
 
@@ -170,7 +175,8 @@ describe('alarms (DESIGN D23)', () => {
     const { resources, templates } = withTopicArn;
     expect(ofType(resources, 'AWS::SNS::Topic')).toEqual([]);
     const alarms = ofType(resources, 'AWS::CloudWatch::Alarm');
-    expect(alarms.length).toBe(2 * ofType(resources, 'AWS::Lambda::Function').length + 3);
+    // Two per function, and five of the queues: two dead-letter queues, the fan-out failures, two backlogs.
+    expect(alarms.length).toBe(2 * ofType(resources, 'AWS::Lambda::Function').length + 5);
     for (const [id, alarm] of alarms) expect(alarm.Properties.AlarmActions, id).toEqual([EXISTING_TOPIC_ARN]);
     // A nested route stack receives the topic through its `AlarmTopicArn` parameter.
     for (const nested of templates.filter((t) => t.nested))
@@ -202,20 +208,26 @@ describe('throttling and concurrency (DESIGN D23)', () => {
     expect(STAGE_THROTTLE_BURST_LIMIT).toBeGreaterThanOrEqual(STAGE_THROTTLE_RATE_LIMIT);
   });
 
-  it('reserves concurrency for the dispatcher, at least its event source’s maximum concurrency; no other function reserves any', () => {
+  it('reserves concurrency for the dispatcher and the job worker, at least their event sources’ maximum concurrency; no other function reserves any', () => {
     const { resources } = withEmail;
-    const [dispatcherId, dispatcher] = functionWithHandler(resources, 'dispatcher.handler');
-    expect(dispatcher.Properties.ReservedConcurrentExecutions).toBe(DISPATCHER_RESERVED_CONCURRENCY);
-    const mappings = ofType(resources, 'AWS::Lambda::EventSourceMapping').filter(
-      ([, m]) => refId(m.Properties.FunctionName) === dispatcherId,
-    );
-    expect(mappings).toHaveLength(1);
-    expect(mappings[0][1].Properties.ScalingConfig).toEqual({ MaximumConcurrency: DISPATCHER_MAX_CONCURRENCY });
-    expect(DISPATCHER_RESERVED_CONCURRENCY).toBeGreaterThanOrEqual(DISPATCHER_MAX_CONCURRENCY);
+    const consumers = [
+      ['dispatcher.handler', DISPATCHER_RESERVED_CONCURRENCY, DISPATCHER_MAX_CONCURRENCY],
+      ['job-worker.handler', JOB_WORKER_RESERVED_CONCURRENCY, JOB_WORKER_MAX_CONCURRENCY],
+    ] as const;
+    for (const [handler, reserved, maximum] of consumers) {
+      const [functionId, fn] = functionWithHandler(resources, handler);
+      expect(fn.Properties.ReservedConcurrentExecutions).toBe(reserved);
+      const mappings = ofType(resources, 'AWS::Lambda::EventSourceMapping').filter(
+        ([, m]) => refId(m.Properties.FunctionName) === functionId,
+      );
+      expect(mappings).toHaveLength(1);
+      expect(mappings[0][1].Properties.ScalingConfig).toEqual({ MaximumConcurrency: maximum });
+      expect(reserved).toBeGreaterThanOrEqual(maximum);
+    }
     const reserving = ofType(resources, 'AWS::Lambda::Function')
       .filter(([, fn]) => fn.Properties.ReservedConcurrentExecutions !== undefined)
-      .map(([id]) => id);
-    expect(reserving).toEqual([dispatcherId]);
+      .map(([, fn]) => fn.Properties.Handler as string);
+    expect(reserving.sort()).toEqual(consumers.map(([handler]) => handler).sort());
   });
 });
 
@@ -329,12 +341,13 @@ describe('least-privilege IAM (DESIGN D23)', () => {
       ['dashboard', both],
       ['public-pages', main],
       ['deadlines', main],
-      ['dispatcher', both],
+      ['dispatcher', [DEAD_LETTER_TABLE_DEFINITION.logicalName]],
+      ['job-worker', main],
     ]);
     expect(Object.fromEntries([...deleting].sort())).toEqual(Object.fromEntries([...expected].sort()));
   });
 
-  it('gives the webhook workers keyed reads, queries and single-item writes: the fan-out and the sweeper never delete, the dispatcher deletes dead-letter copies and access-code batch items only', () => {
+  it('gives the webhook workers keyed reads, queries and single-item writes: the fan-out and the sweeper never delete, the dispatcher deletes dead-letter copies only, the job worker access-code batch items only', () => {
     const { resources } = withEmail;
     const readWrite = [...TABLE_READ_ACTIONS, ...TABLE_WRITE_ACTIONS].sort();
     for (const worker of ['fan-out', 'sweeper']) {
@@ -345,7 +358,11 @@ describe('least-privilege IAM (DESIGN D23)', () => {
       ).toEqual(readWrite);
     }
     const [dispatcherId] = functionWithHandler(resources, 'dispatcher.handler');
-    const onMain = onTable(statementsOfFunction(resources, dispatcherId), TABLE_DEFINITION.logicalName);
+    expect(dynamoActions(onTable(statementsOfFunction(resources, dispatcherId), TABLE_DEFINITION.logicalName))).toEqual(
+      readWrite,
+    );
+    const [jobWorkerId] = functionWithHandler(resources, 'job-worker.handler');
+    const onMain = onTable(statementsOfFunction(resources, jobWorkerId), TABLE_DEFINITION.logicalName);
     expect(dynamoActions(onMain)).toEqual([...readWrite, 'dynamodb:DeleteItem'].sort());
     // Deletes on the main table only in the partitions of a batch's items: codes and batches, lookups, references.
     const deletes = onMain.filter((s) => asArray(s.Action).includes('dynamodb:DeleteItem'));
@@ -363,7 +380,9 @@ describe('least-privilege IAM (DESIGN D23)', () => {
     expect(
       dynamoActions(onTable(statementsOfFunction(resources, dispatcherId), DEAD_LETTER_TABLE_DEFINITION.logicalName)),
     ).toEqual([...readWrite, 'dynamodb:DeleteItem'].sort());
-    const [sweeperId] = functionWithHandler(resources, 'sweeper.handler');
-    expect(onTable(statementsOfFunction(resources, sweeperId), DEAD_LETTER_TABLE_DEFINITION.logicalName)).toEqual([]);
+    for (const [functionId] of [functionWithHandler(resources, 'sweeper.handler'), [jobWorkerId]])
+      expect(onTable(statementsOfFunction(resources, functionId), DEAD_LETTER_TABLE_DEFINITION.logicalName)).toEqual(
+        [],
+      );
   });
 });

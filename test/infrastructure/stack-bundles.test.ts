@@ -196,7 +196,8 @@ describe('synthesis', () => {
     // handler with API Gateway v2 events; none of these requests needs AWS.
     const script = `
       const environment = { AWS_REGION: 'eu-west-1', TABLE_NAME: 't', DEAD_LETTER_TABLE_NAME: 'd',
-        DELIVERY_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/q' };
+        DELIVERY_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/q',
+        JOB_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/jobs' };
       const call = async (file, method, path) => {
         Object.assign(process.env, environment);
         const { handler } = await import(file + '?' + Math.random());

@@ -110,6 +110,8 @@ describe('stack layout (DESIGN D23)', () => {
             'TableArn',
             'DeadLetterTableArn',
             'DeliveryQueueArn',
+            'JobQueueUrl',
+            'JobQueueArn',
             'CredentialsKmsKeyId',
             'PublicBaseUrl',
             'CredentialsKeyArn',
@@ -122,11 +124,19 @@ describe('stack layout (DESIGN D23)', () => {
   });
 });
 
+/** The queue of the pipeline whose construct is `name` (`Delivery`, `Jobs`): the one with a redrive policy. */
+function pipelineQueue(name: string): [string, CfnResource] {
+  const queues = ofType('AWS::SQS::Queue').filter(([id, q]) => q.Properties.RedrivePolicy && id.startsWith(name));
+  expect(queues).toHaveLength(1);
+  return queues[0];
+}
+
 describe('functions', () => {
   it('all run nodejs24.x on arm64 with the shared environment and their own log group', () => {
     const functions = ofType('AWS::Lambda::Function');
     expect(functions).toHaveLength(OPERATIONS.length + FUNCTION_FILES.length); // routes, $default, MCP, dashboard, public pages, fan-out, dispatcher, sweeper, deadlines, the Telegram hook
-    const queueId = ofType('AWS::SQS::Queue').find(([, q]) => q.Properties.RedrivePolicy)![0];
+    const [queueId] = pipelineQueue('Delivery');
+    const [jobQueueId] = pipelineQueue('Jobs');
     for (const [id, fn] of functions) {
       const p = fn.Properties;
       expect(p.Runtime, id).toBe('nodejs24.x');
@@ -136,6 +146,7 @@ describe('functions', () => {
         TABLE_NAME: { Ref: TABLE_DEFINITION.logicalName },
         DEAD_LETTER_TABLE_NAME: { Ref: DEAD_LETTER_TABLE_DEFINITION.logicalName },
         DELIVERY_QUEUE_URL: { Ref: queueId },
+        JOB_QUEUE_URL: { Ref: jobQueueId },
         NODE_OPTIONS: '--enable-source-maps',
         POWERTOOLS_SERVICE_NAME: expect.any(String),
       });
@@ -152,34 +163,39 @@ describe('functions', () => {
 });
 
 describe('webhook pipeline', () => {
-  const deliveryQueue = (): [string, CfnResource] => {
-    const queues = ofType('AWS::SQS::Queue').filter(([, q]) => q.Properties.RedrivePolicy);
-    expect(queues).toHaveLength(1);
-    return queues[0];
-  };
+  const deliveryQueue = () => pipelineQueue('Delivery');
 
-  it('delivery queue: SSE, TLS only, redrive to its DLQ after 5 receives, visibility ≥ 6× dispatcher timeout', () => {
-    const [queueId, queue] = deliveryQueue();
-    const [, dispatcher] = onlyFunction('dispatcher.handler');
-    expect(dispatcher.Properties.Timeout).toBe(30);
-    expect(queue.Properties.SqsManagedSseEnabled).toBe(true);
-    expect(queue.Properties.VisibilityTimeout).toBeGreaterThanOrEqual(6 * dispatcher.Properties.Timeout);
-    expect(queue.Properties.RedrivePolicy.maxReceiveCount).toBe(5);
-    const dlq = synthesis.resources()[refId(queue.Properties.RedrivePolicy.deadLetterTargetArn)];
-    expect(dlq.Type).toBe('AWS::SQS::Queue');
-    expect(dlq.Properties.SqsManagedSseEnabled).toBe(true);
-    const policies = ofType('AWS::SQS::QueuePolicy').filter(([, p]) =>
-      p.Properties.Queues.some((q: any) => refId(q) === queueId),
-    );
-    expect(policies).toHaveLength(1);
-    expect(policies[0][1].Properties.PolicyDocument.Statement).toContainEqual(
-      expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
-    );
-  });
+  it.each([
+    ['Delivery', 'dispatcher.handler'],
+    ['Jobs', 'job-worker.handler'],
+  ])(
+    '%s queue: SSE, TLS only, redrive to its DLQ after 5 receives, visibility ≥ 6× its consumer’s timeout',
+    (name, consumer) => {
+      const [queueId, queue] = pipelineQueue(name);
+      const [, dispatcher] = onlyFunction(consumer);
+      expect(dispatcher.Properties.Timeout).toBe(30);
+      expect(queue.Properties.SqsManagedSseEnabled).toBe(true);
+      expect(queue.Properties.VisibilityTimeout).toBeGreaterThanOrEqual(6 * dispatcher.Properties.Timeout);
+      expect(queue.Properties.RedrivePolicy.maxReceiveCount).toBe(5);
+      const dlq = synthesis.resources()[refId(queue.Properties.RedrivePolicy.deadLetterTargetArn)];
+      expect(dlq.Type).toBe('AWS::SQS::Queue');
+      expect(dlq.Properties.SqsManagedSseEnabled).toBe(true);
+      const policies = ofType('AWS::SQS::QueuePolicy').filter(([, p]) =>
+        p.Properties.Queues.some((q: any) => refId(q) === queueId),
+      );
+      expect(policies).toHaveLength(1);
+      expect(policies[0][1].Properties.PolicyDocument.Statement).toContainEqual(
+        expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+      );
+    },
+  );
 
-  it('dispatcher consumes the queue in batches of 10 with partial batch responses', () => {
-    const [queueId] = deliveryQueue();
-    const [dispatcherId] = onlyFunction('dispatcher.handler');
+  it.each([
+    ['Delivery', 'dispatcher.handler'],
+    ['Jobs', 'job-worker.handler'],
+  ])('%s queue: %s consumes it in batches of 10 with partial batch responses', (name, consumer) => {
+    const [queueId] = pipelineQueue(name);
+    const [dispatcherId] = onlyFunction(consumer);
     const mappings = ofType('AWS::Lambda::EventSourceMapping').filter(
       ([, m]) => refId(m.Properties.EventSourceArn) === queueId,
     );

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { BATCH_JOB_MAX_RUNS } from '../../shared/domain/access-codes/batch-job.js';
-import { processDeliveryMessage } from '../../shared/domain/webhook-deliveries/dispatcher.js';
+import { processJobMessage } from '../../shared/domain/job-worker.js';
 import { SWEEP_GRACE_MS } from '../../shared/domain/webhook-deliveries/policy.js';
 import { sweep } from '../../shared/domain/webhook-deliveries/sweeper.js';
 import type { AccessCodeBatchMessage, Runtime } from '../../shared/runtime.js';
@@ -129,7 +129,7 @@ describe('stopped access-code batch jobs leave nothing behind', () => {
     };
     const duplicates: string[] = [];
     const outcomes = await runJobs(async (chunk) => {
-      if (chunk === 1) duplicates.push(await processDeliveryMessage(ctx.runtime, message));
+      if (chunk === 1) duplicates.push(await processJobMessage(ctx.runtime, message));
     });
     expect(duplicates).toEqual(['skipped']);
     expect(outcomes).toEqual(['access_code_batch_completed']);

@@ -10,7 +10,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { isoTime } from '../../shared/clock.js';
 import { createSubscription } from '../../shared/domain/subscriptions/creation.js';
 import { CreateSubscriptionRequest } from '../../shared/domain/subscriptions/schema.js';
-import { processDeliveryMessage } from '../../shared/domain/webhook-deliveries/dispatcher.js';
+import { processJobMessage } from '../../shared/domain/job-worker.js';
 import { SWEEP_GRACE_MS } from '../../shared/domain/webhook-deliveries/policy.js';
 import { sweep } from '../../shared/domain/webhook-deliveries/sweeper.js';
 import { restartStalledBroadcasts } from '../../shared/domain/messages/broadcast-worker.js';
@@ -84,14 +84,14 @@ async function optOut(subscriber: string): Promise<void> {
 async function runBatches(on: Runtime = runtime): Promise<string[]> {
   const outcomes: string[] = [];
   for (let message = runtime.broadcastBatches.shift(); message; message = runtime.broadcastBatches.shift())
-    outcomes.push(String(await processDeliveryMessage(on, message)));
+    outcomes.push(String(await processJobMessage(on, message)));
   return outcomes;
 }
 
 /** Runs every queued message-send once; returns their outcomes. */
 async function runSends(): Promise<string[]> {
   const sends = runtime.messageSends.splice(0);
-  return pMap(sends, async ({ message }) => String(await processDeliveryMessage(runtime, message)), {
+  return pMap(sends, async ({ message }) => String(await processJobMessage(runtime, message)), {
     concurrency: 8,
   });
 }
@@ -145,7 +145,7 @@ describe('a broadcast to a mixed audience', () => {
     runtime.broadcastBatches.push({ ...batch });
     expect(await runBatches()).toEqual(['broadcast_completed', 'skipped']);
     expect(await runSends()).toEqual(['sent']);
-    expect(await processDeliveryMessage(runtime, batch)).toBe('skipped');
+    expect(await processJobMessage(runtime, batch)).toBe('skipped');
     expect(runtime.messageSends).toEqual([]);
     expect(sent).toHaveLength(1);
     expect((await ok('GET', path(`/${first.json.id}`))).counts).toEqual({ queued: 1, sent: 1, failed: 0, skipped: 0 });
@@ -245,7 +245,7 @@ describe('a broadcast to 500 subscribers, crashing in the middle of a batch', ()
     const job = await ok('POST', path(), body({ plan_ids: [gold.id], statuses: ['active'] }), 202);
 
     // Batch 1 runs; while the job runs its counts are readable.
-    expect(await processDeliveryMessage(runtime, runtime.broadcastBatches.shift()!)).toBe('broadcast_batch');
+    expect(await processJobMessage(runtime, runtime.broadcastBatches.shift()!)).toBe('broadcast_batch');
     const running = await ok('GET', path(`/${job.id}`));
     expect(running.status).toBe('running');
     expect(running.counts.queued).toBeGreaterThan(0);
@@ -253,7 +253,7 @@ describe('a broadcast to 500 subscribers, crashing in the middle of a batch', ()
     // Batch 2 crashes in its middle; its queue message is lost, so the sweeper restarts the job.
     const batchTwo = runtime.broadcastBatches.shift()!;
     const crashing = { ...runtime, store: crashingStore(runtime.store, 30) };
-    await expect(processDeliveryMessage(crashing, batchTwo)).rejects.toThrow('injected crash');
+    await expect(processJobMessage(crashing, batchTwo)).rejects.toThrow('injected crash');
     clock.advance(SWEEP_GRACE_MS + 1);
     expect(await restartStalledBroadcasts(runtime, clock.nowMs() - SWEEP_GRACE_MS)).toBe(1);
     // A duplicate of the batch message as well: nothing happens twice.

@@ -9,7 +9,7 @@ import { createSession } from '../../shared/dashboard/sessions.js';
 import { handleDashboardRequest } from '../../shared/dashboard/router.js';
 import { ensureTeamOwner } from '../../shared/domain/team-members/changes.js';
 import { createProject } from '../../shared/domain/projects/creation.js';
-import { processDeliveryMessage } from '../../shared/domain/webhook-deliveries/dispatcher.js';
+import { processJobMessage } from '../../shared/domain/job-worker.js';
 import { createTestRuntime, seedTeam, testClock, type TestRuntime } from '../support/store.js';
 import { dashboardEvent } from '../support/calls.js';
 
@@ -68,7 +68,7 @@ describe('the Broadcasts page', () => {
     expect(sent.body).toContain(`hx-get="${broadcasts()}/list"`);
     expect(sent.body).toContain('hx-trigger="every 3s"');
 
-    for (const message of runtime.broadcastBatches.splice(0)) await processDeliveryMessage(runtime, message);
+    for (const message of runtime.broadcastBatches.splice(0)) await processJobMessage(runtime, message);
     const list = await get(`${broadcasts()}/list`);
     expect(list.statusCode).toBe(200);
     expect(list.body).toContain('id="broadcast-list"');

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyDueDeadlines } from '../../shared/deadlines/worker.js';
-import { processDeliveryMessage } from '../../shared/domain/webhook-deliveries/dispatcher.js';
+import { processJobMessage } from '../../shared/domain/job-worker.js';
 import { relayOutbox } from '../../shared/domain/webhook-deliveries/sweeper.js';
 import { consumeRateLimit } from '../../shared/limits/rate-limit.js';
 import { smtpMailSender } from '../../shared/mail/nodemailer.js';
@@ -42,7 +42,7 @@ const TELEGRAM_USER = 4242;
 /** Fans out the outbox, then runs every queued message-send once. */
 async function send(): Promise<void> {
   await relayOutbox(runtime, clock.nowMs());
-  for (const { message } of runtime.messageSends.splice(0)) await processDeliveryMessage(runtime, message);
+  for (const { message } of runtime.messageSends.splice(0)) await processJobMessage(runtime, message);
 }
 
 /** A private message to the bot from the member. */
@@ -164,7 +164,7 @@ describe('messages through e-mail and Telegram', () => {
     await call('POST', `/v1/subscriptions/${subscription.id}/pause`, {});
     await relayOutbox(runtime, clock.nowMs());
     const [first] = runtime.messageSends.splice(0);
-    expect(await processDeliveryMessage(runtime, first.message)).toBe('deferred');
+    expect(await processJobMessage(runtime, first.message)).toBe('deferred');
     const [later] = runtime.messageSends.splice(0);
     expect(later.message).toEqual(first.message);
     expect(later.delaySeconds).toBeGreaterThanOrEqual(1);
@@ -175,7 +175,7 @@ describe('messages through e-mail and Telegram', () => {
     expect(await log()).toMatchObject({ kind: 'paused', channel: 'telegram', status: 'queued', attempts: 0 });
 
     clock.advance(Math.ceil(later.delaySeconds) * 1000);
-    expect(await processDeliveryMessage(runtime, later.message)).toBe('sent');
+    expect(await processJobMessage(runtime, later.message)).toBe('sent');
     expect(await log()).toMatchObject({ kind: 'paused', channel: 'telegram', status: 'sent', attempts: 1 });
     expect(dmsTo()).toHaveLength(3); // the /start answer, the welcome, the pause notice
   });

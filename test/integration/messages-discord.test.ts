@@ -5,7 +5,7 @@
  * non-essential messages and `/start` opts back in.
  */
 import { describe, expect, it } from 'vitest';
-import { processDeliveryMessage } from '../../shared/domain/webhook-deliveries/dispatcher.js';
+import { processJobMessage } from '../../shared/domain/job-worker.js';
 import { relayOutbox } from '../../shared/domain/webhook-deliveries/sweeper.js';
 import type { OutgoingMail } from '../../shared/mail/port.js';
 import {
@@ -26,7 +26,7 @@ useDiscordFixture();
 /** Fans out the outbox, then runs every queued message-send once. */
 async function send(): Promise<void> {
   await relayOutbox(runtime, clock.nowMs());
-  for (const { message } of runtime.messageSends.splice(0)) await processDeliveryMessage(runtime, message);
+  for (const { message } of runtime.messageSends.splice(0)) await processJobMessage(runtime, message);
 }
 
 /**

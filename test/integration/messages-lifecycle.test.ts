@@ -7,7 +7,7 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { applyDueDeadlines } from '../../shared/deadlines/worker.js';
-import { processDeliveryMessage } from '../../shared/domain/webhook-deliveries/dispatcher.js';
+import { processJobMessage } from '../../shared/domain/job-worker.js';
 import { relayOutbox, sweep } from '../../shared/domain/webhook-deliveries/sweeper.js';
 import { unsubscribeWithToken } from '../../shared/domain/messages/unsubscribe.js';
 import { MailSendError, type OutgoingMail } from '../../shared/mail/port.js';
@@ -47,7 +47,7 @@ async function deliver(): Promise<string[]> {
   await relayOutbox(runtime, clock.nowMs());
   const sends = runtime.messageSends.splice(0);
   const outcomes: string[] = [];
-  for (const { message } of sends) outcomes.push(String(await processDeliveryMessage(runtime, message)));
+  for (const { message } of sends) outcomes.push(String(await processJobMessage(runtime, message)));
   return outcomes;
 }
 
@@ -127,8 +127,8 @@ describe('lifecycle messages', () => {
     expect(retry.message.attempt).toBe(2);
     expect((await messages(subscriberId))[0]).toMatchObject({ status: 'queued', attempts: 1 });
     // A stale repeat of attempt 1 sends nothing.
-    expect(await processDeliveryMessage(runtime, { ...retry.message, attempt: 1 })).toBe('skipped');
-    expect(await processDeliveryMessage(runtime, retry.message)).toBe('sent');
+    expect(await processJobMessage(runtime, { ...retry.message, attempt: 1 })).toBe('skipped');
+    expect(await processJobMessage(runtime, retry.message)).toBe('sent');
     expect(sent).toHaveLength(1);
 
     const other = await newSubscriber('Bounce', { email: 'bounce@example.test' });
@@ -159,8 +159,8 @@ describe('lifecycle messages', () => {
     // Moved ahead in the index: the next sweep does not queue it twice.
     await sweep(runtime);
     expect(ours()).toEqual([]);
-    expect(await processDeliveryMessage(runtime, again.message)).toBe('sent');
-    expect(await processDeliveryMessage(runtime, again.message)).toBe('skipped');
+    expect(await processJobMessage(runtime, again.message)).toBe('sent');
+    expect(await processJobMessage(runtime, again.message)).toBe('skipped');
     expect(sent.map((mail) => mail.to)).toEqual(['ada@example.test']);
 
     // Sent messages leave the index: much later, nothing comes back.

@@ -4,7 +4,7 @@
  * no open invoice it falls back to the portal.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import { processDeliveryMessage } from '../../shared/domain/webhook-deliveries/dispatcher.js';
+import { processJobMessage } from '../../shared/domain/job-worker.js';
 import { relayOutbox } from '../../shared/domain/webhook-deliveries/sweeper.js';
 import type { OutgoingMail } from '../../shared/mail/port.js';
 import { stripeId } from '../support/stripe.js';
@@ -36,7 +36,7 @@ beforeEach(() => {
 /** Fans out the outbox, then sends every queued message once. */
 async function deliver(): Promise<void> {
   await relayOutbox(runtime, clock.nowMs());
-  for (const { message } of runtime.messageSends.splice(0)) await processDeliveryMessage(runtime, message);
+  for (const { message } of runtime.messageSends.splice(0)) await processJobMessage(runtime, message);
 }
 
 /** A Stripe-billed subscription whose renewal just failed (past_due). */

@@ -13,7 +13,7 @@ import { queueMessages } from '../../shared/domain/messages/creation.js';
 import { createSubscriber } from '../../shared/domain/subscribers/repository.js';
 import { updateSubscriber } from '../../shared/domain/subscribers/changes.js';
 import { CreateSubscriberRequest, UpdateSubscriberRequest } from '../../shared/domain/subscribers/schema.js';
-import { processDeliveryMessage } from '../../shared/domain/webhook-deliveries/dispatcher.js';
+import { processJobMessage } from '../../shared/domain/job-worker.js';
 import { RATE_LIMITS } from '../../shared/limits/rate-limit.js';
 import type { OutgoingMail } from '../../shared/mail/port.js';
 import { rest } from '../support/calls.js';
@@ -48,7 +48,7 @@ const MINUTE = 60_000;
 async function deliver(): Promise<string[]> {
   const sends = runtime.messageSends.splice(0);
   const outcomes: string[] = [];
-  for (const { message } of sends) outcomes.push(String(await processDeliveryMessage(runtime, message)));
+  for (const { message } of sends) outcomes.push(String(await processJobMessage(runtime, message)));
   return outcomes;
 }
 

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
-import { processDeliveryMessage } from '../../shared/domain/webhook-deliveries/dispatcher.js';
+import { processJobMessage } from '../../shared/domain/job-worker.js';
 import type { Runtime } from '../../shared/runtime.js';
 import { entity } from '../../shared/store/keys.js';
 import type { TransactionItem } from '../../shared/store/requests.js';
@@ -65,7 +65,7 @@ export async function runJobs(
   };
   const outcomes: string[] = [];
   for (let message = ctx.runtime.accessCodeBatches.shift(); message; message = ctx.runtime.accessCodeBatches.shift())
-    outcomes.push(await processDeliveryMessage(observed, message));
+    outcomes.push(await processJobMessage(observed, message));
   return outcomes;
 }
 

@@ -20,12 +20,13 @@ import {
   createSqsDeliveryQueue,
   scheduleName,
 } from '../../shared/aws/adapters.js';
-import { createDispatcherHandler } from '../../shared/aws/pipeline-handlers.js';
-import type { DeliveryMessage, Runtime } from '../../shared/runtime.js';
+import { createDispatcherHandler, createJobWorkerHandler } from '../../shared/aws/pipeline-handlers.js';
+import type { DeliveryMessage, PipelineMessage, Runtime } from '../../shared/runtime.js';
 import { createStore } from '../../shared/store/store.js';
 import { testClock } from '../support/store.js';
 
 const QUEUE_URL = 'https://sqs.eu-west-1.amazonaws.com/123456789012/deliveries';
+const JOB_QUEUE_URL = 'https://sqs.eu-west-1.amazonaws.com/123456789012/jobs';
 const QUEUE_ARN = 'arn:aws:sqs:eu-west-1:123456789012:deliveries';
 const ROLE_ARN = 'arn:aws:iam::123456789012:role/scheduler-to-sqs';
 const GROUP = 'webhook-retries';
@@ -52,7 +53,8 @@ beforeEach(() => {
 });
 
 describe('createSqsDeliveryQueue', () => {
-  const queue = () => createSqsDeliveryQueue(new SQSClient({ region: 'eu-west-1' }), QUEUE_URL);
+  const queue = () =>
+    createSqsDeliveryQueue(new SQSClient({ region: 'eu-west-1' }), { deliveries: QUEUE_URL, jobs: JOB_QUEUE_URL });
 
   it('sends JSON bodies in batches of at most 10 to the queue URL', async () => {
     sqs.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [] });
@@ -104,6 +106,30 @@ describe('createSqsDeliveryQueue', () => {
     const [call] = sqs.commandCalls(SendMessageBatchCommand);
     expect(call.args[0].input.Entries!.map((entry) => entry.MessageGroupId)).toEqual([TEAM_ID, otherTeam, otherTeam]);
     expect(JSON.parse(call.args[0].input.Entries![1].MessageBody!)).toEqual(replay);
+  });
+
+  it('sends job messages to the job queue and every other message to the delivery queue, each in batches of 10', async () => {
+    sqs.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [] });
+    const replay = {
+      kind: 'replay_batch' as const,
+      team_id: TEAM_ID,
+      replay_id: '5d0c9a2e-7f41-4b83-a1d6-2e9f8c7b6a54',
+    };
+    const jobs = Array.from({ length: 11 }, (_, index) => ({
+      kind: 'access_code_batch' as const,
+      team_id: TEAM_ID,
+      job_id: `5d0c9a2e-7f41-4b83-a1d6-2e9f8c7b6a${String(index).padStart(2, '0')}`,
+    }));
+    const broadcast = { ...jobs[0], kind: 'broadcast_batch' as const, project_id: TEAM_ID, broadcast_id: TEAM_ID };
+    await queue().send([message(1), ...jobs, replay, broadcast], 5);
+    const sentTo = (url: string) =>
+      sqs
+        .commandCalls(SendMessageBatchCommand)
+        .filter((call) => call.args[0].input.QueueUrl === url)
+        .map((call) => call.args[0].input.Entries!.map((entry) => JSON.parse(entry.MessageBody!) as unknown));
+    expect(sentTo(QUEUE_URL)).toEqual([[message(1), replay]]);
+    expect(sentTo(JOB_QUEUE_URL)).toEqual([jobs.slice(0, 10), [jobs[10], broadcast]]);
+    expect(sqs.commandCalls(SendMessageBatchCommand)).toHaveLength(3);
   });
 
   it('sends nothing for no messages', async () => {
@@ -290,6 +316,42 @@ describe('dispatcher handler', () => {
     };
     expect(await handler(event, context)).toEqual({ batchItemFailures: [] });
     expect(seen).toHaveLength(1);
+  });
+
+  it('forwards a message of the other queue through the queue port, and handles its own', async () => {
+    const delivery = message(1);
+    const job = {
+      kind: 'access_code_batch' as const,
+      team_id: TEAM_ID,
+      job_id: '5d0c9a2e-7f41-4b83-a1d6-2e9f8c7b6a54',
+    };
+    const { runtime, seen } = runtimeFailingFor('dlv_none');
+    const forwarded: PipelineMessage[] = [];
+    const forwarding: Runtime = {
+      ...runtime,
+      deliveryQueue: {
+        send: async (messages, delaySeconds) => {
+          expect(delaySeconds).toBe(0);
+          forwarded.push(...messages);
+        },
+      },
+    };
+    const event: SQSEvent = {
+      Records: [record('msg-delivery', JSON.stringify(delivery)), record('msg-job', JSON.stringify(job))],
+    };
+    expect(await createDispatcherHandler(() => forwarding)(event, context)).toEqual({ batchItemFailures: [] });
+    expect(forwarded).toEqual([job]);
+    expect(seen.every((sk) => sk.includes(delivery.delivery_id))).toBe(true);
+
+    forwarded.length = 0;
+    seen.length = 0;
+    // The job worker forwards the delivery and runs the job, whose first read this store refuses.
+    expect(await createJobWorkerHandler(() => forwarding)(event, context)).toEqual({
+      batchItemFailures: [{ itemIdentifier: 'msg-job' }],
+    });
+    expect(forwarded).toEqual([delivery]);
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen.some((sk) => sk.includes(delivery.delivery_id))).toBe(false);
   });
 
   it('reports every record when every record fails', async () => {

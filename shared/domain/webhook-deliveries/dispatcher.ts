@@ -1,5 +1,5 @@
 import { isoTime } from '../../clock.js';
-import type { DeliveryMessage, PipelineMessage, PreparedAttempt, Runtime } from '../../runtime.js';
+import type { DeliveryMessage, DeliveryQueueMessage, PreparedAttempt, Runtime } from '../../runtime.js';
 import { CAP_FULL_DELAY_SECONDS } from '../webhook-endpoints/policy.js';
 import { acquireDeliverySlot, recordFailedAttempt, slotRefusal } from '../webhook-endpoints/delivery-slots.js';
 import type { StoredWebhookEndpoint } from '../webhook-endpoints/record.js';
@@ -7,11 +7,6 @@ import { cachedWebhookEndpoint, rememberWebhookEndpoint, signingSecretsOf } from
 import { deliveryAttempts } from '../../store/webhook-deliveries/attempts.js';
 import { endpointSlots } from '../../store/webhook-endpoints/slots.js';
 import { processReplayBatch, type ReplayBatchOutcome } from '../webhook-replays/worker.js';
-import type { MessageSendOutcome } from '../messages/sending.js';
-import type { BroadcastBatchOutcome } from '../messages/broadcast-worker.js';
-import type { ImportPageOutcome } from '../imports/worker.js';
-import type { AccessAuditPageOutcome } from '../access-audits/worker.js';
-import type { AccessCodeBatchOutcome } from '../access-codes/batch-job-worker.js';
 import { markDead, processDeadLetterMessage } from './dead-letter.js';
 import { signedDeliveryHeaders } from './fan-out.js';
 import { MAX_ATTEMPT_LOG, MAX_QUEUE_DELAY_SECONDS, leaseTerms } from './policy.js';
@@ -29,17 +24,7 @@ const GONE = 410;
 
 /** Outcome of {@link processDeliveryMessage}, for logs and tests. */
 export type ProcessOutcome =
-  | 'skipped'
-  | 'deferred'
-  | AttemptTransition['outcome']
-  | 'dead_lettered'
-  | 'endpoint_disabled'
-  | ReplayBatchOutcome
-  | MessageSendOutcome
-  | BroadcastBatchOutcome
-  | ImportPageOutcome
-  | AccessAuditPageOutcome
-  | AccessCodeBatchOutcome;
+  'skipped' | 'deferred' | AttemptTransition['outcome'] | 'dead_lettered' | 'endpoint_disabled' | ReplayBatchOutcome;
 
 /**
  * Hands a message to the queue when it is due within {@link MAX_QUEUE_DELAY_SECONDS} (15 minutes, SQS
@@ -57,24 +42,12 @@ async function enqueueAt(
 }
 
 /**
- * Handles one queue message (D7, D24, D25, D29): `attempt` (lease + slot → POST → outcome; `deferred` when the cap is
- * full), `dead_letter`, `replay_batch`, `message_send`, `broadcast_batch`, `import_page`, `access_audit_page`,
- * `access_code_batch`; duplicates and stale messages → `skipped`. Throws only on store errors and when the endpoint's
- * secrets do not open (the queue retries).
+ * Handles one delivery-queue message (D7, D24, D25, D29): `attempt` (lease + slot → POST → outcome; `deferred` when
+ * the cap is full), `dead_letter`, `replay_batch`; duplicates and stale messages → `skipped`. Throws only on store
+ * errors and when the endpoint's secrets do not open (the queue retries). Job messages go to `processJobMessage`.
  */
-export async function processDeliveryMessage(runtime: Runtime, message: PipelineMessage): Promise<ProcessOutcome> {
+export async function processDeliveryMessage(runtime: Runtime, message: DeliveryQueueMessage): Promise<ProcessOutcome> {
   if (message.kind === 'replay_batch') return processReplayBatch(runtime, message);
-  // Loaded on first use: esbuild puts the message worker and the broadcast jobs (nodemailer, the SES client, Liquid) in
-  // chunks of their own, so the dispatcher's entry stays within its bundle budget (DESIGN D23).
-  if (message.kind === 'message_send')
-    return (await import('../messages/sending.js')).processMessageSend(runtime, message);
-  if (message.kind === 'broadcast_batch')
-    return (await import('../messages/broadcast-worker.js')).processBroadcastBatch(runtime, message);
-  if (message.kind === 'import_page') return (await import('../imports/worker.js')).processImportPage(runtime, message);
-  if (message.kind === 'access_audit_page')
-    return (await import('../access-audits/worker.js')).processAccessAuditPage(runtime, message);
-  if (message.kind === 'access_code_batch')
-    return (await import('../access-codes/batch-job-worker.js')).processAccessCodeBatch(runtime, message);
   if (message.kind === 'dead_letter') return processDeadLetterMessage(runtime, message);
   // Attempt 1 from fan-out carries what it sends: lease and slot in one transaction, so a success costs 2 requests (3
   // the long way).
