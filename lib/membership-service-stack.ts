@@ -115,8 +115,10 @@ export class MembershipServiceStack extends Stack {
     // worker opens the bot tokens and Stripe keys its messages, imports and audits use.
     this.credentialsKey.key.grant(this.webhookWorkers.dispatcher, ...credentialKeyActions('open'));
     this.credentialsKey.key.grant(this.webhookWorkers.jobWorker, ...credentialKeyActions('open'));
-    // The job worker sends the queued messages to subscribers, e-mail included (DESIGN D32).
+    // The job worker sends the queued messages to subscribers, e-mail included (DESIGN D32); the deadline worker
+    // e-mails a delivered gift's code to its recipient (D33).
     grantMailSending(this.webhookWorkers.jobWorker, props.mailFrom);
+    grantMailSending(this.deadlineWorker.function, props.mailFrom);
     this.restApi = new RestApi(this, 'Rest', {
       operations: props.operations ?? OPERATIONS,
       code: this.code,
@@ -124,6 +126,7 @@ export class MembershipServiceStack extends Stack {
       queues,
       environment,
       credentialsKey: this.credentialsKey.key,
+      mailFrom: props.mailFrom,
       billingWebhookSecret: this.billingWebhookSecret,
     });
     this.mcpApi = new McpApi(this, 'Mcp', {
@@ -134,11 +137,17 @@ export class MembershipServiceStack extends Stack {
       dashboardBaseUrl: this.restApi.httpApi.endpoint,
     });
     // The tool server runs every tool's operation: the key use of their union.
-    const toolKeyUse = credentialKeyUse((props.operations ?? OPERATIONS).filter((operation) => operation.tool));
+    const toolOperations = (props.operations ?? OPERATIONS).filter((operation) => operation.tool);
+    const toolKeyUse = credentialKeyUse(toolOperations);
     if (toolKeyUse !== 'none') this.credentialsKey.key.grant(this.mcpApi.function, ...credentialKeyActions(toolKeyUse));
     // The dashboard runs every operation, and its rotation of an endpoint secret opens the old one to keep
     // it signing (DESIGN D8) besides sealing the new one.
     this.credentialsKey.key.grant(this.restApi.dashboard.function, ...credentialKeyActions('open-and-seal'));
+    // The operations that send e-mail themselves (invitations, D19) run on their routes, the dashboard and, as tools,
+    // on the tool server.
+    grantMailSending(this.restApi.dashboard.function, props.mailFrom);
+    if (toolOperations.some((operation) => operation.sendsEmail))
+      grantMailSending(this.mcpApi.function, props.mailFrom);
 
     // Last, once every function exists: each gets its errors and throttles alarms.
     this.alarms = new OperationalAlarms(this, 'Alarms', {

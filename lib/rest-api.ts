@@ -91,6 +91,8 @@ export interface RestApiProps {
   readonly environment: Record<string, string>;
   /** The credentials key (DESIGN D16): granted to the routes and hooks that open or seal credentials. */
   readonly credentialsKey: kms.IKey;
+  /** The SES sender (context `mailFrom`), given to the routes whose operations send e-mail themselves. */
+  readonly mailFrom?: string;
   /** The operator's billing webhook signing secret (DESIGN D20): readable by the billing hook's Lambda only. */
   readonly billingWebhookSecret: BillingWebhookSecret;
   /**
@@ -144,6 +146,7 @@ export class RestApi extends Construct {
         queues: props.queues,
         environment,
         credentialsKey: props.credentialsKey,
+        mailFrom: props.mailFrom,
       });
       routeStacks.set(group.id, stack);
       for (const [operationId, fn] of stack.functions) functions.set(operationId, fn);

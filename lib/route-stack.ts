@@ -12,6 +12,7 @@ import type { Construct } from 'constructs';
 import { routeKey, type RegisteredOperation } from '../shared/operations/registry.js';
 import { RATE_COUNTER_PARTITION_PREFIX, TOKEN_PARTITION_PREFIX } from '../shared/store/keys.js';
 import { operationEntry, type FunctionCode } from './function-code.js';
+import { grantMailSending } from './mail.js';
 import { ServiceFunction } from './service-function.js';
 import type { MembershipTables } from './tables.js';
 import { grantSendToQueues, type PipelineQueues } from './queues.js';
@@ -144,6 +145,8 @@ export interface RouteStackProps {
   readonly environment: Record<string, string>;
   /** The credentials key (in the parent stack), granted to the routes whose operations open or seal credentials. */
   readonly credentialsKey?: kms.IKey;
+  /** The SES sender (context `mailFrom`), given to the routes whose operations send e-mail themselves. */
+  readonly mailFrom?: string;
 }
 
 /**
@@ -222,6 +225,7 @@ export class RouteStack extends NestedStack {
         );
         credentialsKey.grant(fn, ...keyActions);
       }
+      if (operation.sendsEmail) grantMailSending(fn, props.mailFrom);
 
       const httpRoute = new apigwv2.HttpRoute(this, `${stem}Route`, {
         httpApi,

@@ -109,6 +109,11 @@ interface OperationDefinition<
    */
   readonly sealsSecret?: boolean;
   /**
+   * True when the operation sends e-mail itself rather than through the job queue (an invitation, DESIGN D19, D32),
+   * so its function gets the SES sender (`MAIL_FROM` and `ses:SendEmail`, `lib/mail.ts`).
+   */
+  readonly sendsEmail?: boolean;
+  /**
    * How the operation takes `Idempotency-Key` (D3, `IdempotencyMode`): absent = claim first (duplicate → 409);
    * `'in-transaction'` only for a single unit of work: the transaction stores the record, and a concurrent duplicate
    * replays the first response.

@@ -1,7 +1,7 @@
 /**
- * E-mail on AWS (DESIGN D32), as CDK assertions on the synthesized stack: with context `mailFrom` the job worker (the
- * function that sends queued messages) gets `MAIL_FROM` and `ses:SendEmail`/`ses:SendRawEmail` on exactly the sender's
- * domain and address identities; without it (cdk.json's empty default) nothing is granted or set. Bundling is stubbed
+ * E-mail on AWS (DESIGN D32), as CDK assertions on the synthesized stack: with context `mailFrom` the functions that
+ * send e-mail (the job worker's messages, the deadline worker's gifts, invitations where they run) get `MAIL_FROM`
+ * and `ses:SendEmail`/`ses:SendRawEmail` on exactly the sender's domain and address identities; without it (cdk.json's empty default) nothing is granted or set. Bundling is stubbed
  * as in `billing-webhook-secret.test.ts`; cdk-nag runs and throws on unacknowledged findings.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +11,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { grantMailSending, MAIL_SEND_ACTIONS } from '../../lib/mail.js';
 import { ENVIRONMENT_VARIABLES } from '../../shared/config.js';
+import { OPERATIONS } from '../../shared/operations/registry.js';
 import { synthesizeWithStubBundles, type CfnResource, type StubSynthesis } from './templates.js';
 
 type Statement = { Effect: string; Action?: string | string[]; Resource?: unknown };
@@ -71,23 +72,36 @@ const identityArn = (name: string) => ({
 });
 
 describe('e-mail sending on AWS', () => {
-  it('gives the job worker MAIL_FROM and SendEmail/SendRawEmail on the sender’s domain and address identities only', () => {
+  it('gives the functions that send e-mail MAIL_FROM and SendEmail/SendRawEmail on the sender’s domain and address identities only', () => {
     const { resources } = withSender;
-    const [[, jobWorker]] = functions(resources).filter(([, fn]) => fn.Properties.Handler === JOB_WORKER_HANDLER);
-    expect(jobWorker.Properties.Environment.Variables[ENVIRONMENT_VARIABLES.mailFrom]).toBe('members@example.com');
-    const statements = sesStatements(resources);
-    expect(statements).toHaveLength(1);
-    expect(statements[0].roleId).toBe(refId(jobWorker.Properties.Role));
-    expect(statements[0].statement).toEqual({
-      Effect: 'Allow',
-      Action: [...MAIL_SEND_ACTIONS],
-      Resource: [identityArn('example.com'), identityArn('members@example.com')],
-    });
-    // No other function is given a sender.
+    // The job worker (messages), the deadline worker (gifts), and wherever an operation that sends e-mail itself runs:
+    // its route, the dashboard (every operation) and, for a tool, the tool server.
+    const emailing = OPERATIONS.filter((operation) => operation.sendsEmail);
+    expect(emailing.map((operation) => operation.id)).toEqual(['inviteTeamMember']);
+    const expected = [
+      JOB_WORKER_HANDLER,
+      'deadlines.handler',
+      'dashboard.handler',
+      ...emailing.map((operation) => `${operation.id}.handler`),
+      ...(emailing.some((operation) => operation.tool) ? ['mcp.handler'] : []),
+    ];
     const senders = functions(resources).filter(
       ([, fn]) => fn.Properties.Environment?.Variables?.[ENVIRONMENT_VARIABLES.mailFrom] !== undefined,
     );
-    expect(senders.map(([, fn]) => fn.Properties.Handler)).toEqual([JOB_WORKER_HANDLER]);
+    expect(senders.map(([, fn]) => fn.Properties.Handler as string).sort()).toEqual(expected.sort());
+    const statements = sesStatements(resources);
+    expect(statements).toHaveLength(senders.length);
+    for (const [, sender] of senders) {
+      expect(sender.Properties.Environment.Variables[ENVIRONMENT_VARIABLES.mailFrom]).toBe('members@example.com');
+      const own = statements.filter(({ roleId }) => roleId === refId(sender.Properties.Role));
+      expect(own.map(({ statement }) => statement)).toEqual([
+        {
+          Effect: 'Allow',
+          Action: [...MAIL_SEND_ACTIONS],
+          Resource: [identityArn('example.com'), identityArn('members@example.com')],
+        },
+      ]);
+    }
   });
 
   it('grants no SES action and sets no MAIL_FROM without the context (cdk.json’s empty default)', () => {

@@ -55,6 +55,7 @@ export const teamMembersModule = defineModule({
       events: ['team.member_invited', 'group.updated'],
       rest: { method: 'POST', path: '/v1/team-members/invitations', successStatus: 201 },
       tierLimit: 'team_members',
+      sendsEmail: true,
     }),
     acceptTeamInvitation: defineOperation({
       id: 'acceptTeamInvitation',
