@@ -131,13 +131,22 @@ export async function handleMcpHttpRequest(
       rate = state;
     });
     admission.catch(() => undefined);
-    // A 2026-07-28 call of one read-only tool runs beside the counter's update (D4): the call waits for it before it
-    // answers or logs, and a refusal (logged by the call) replaces the answer. Everything else waits for it here.
+    const versionHeader = request.headers.get('mcp-protocol-version');
+    const liveSession = liveSessionOf(authentication.items, runtime.clock.nowMs());
+    // A call of one read-only tool runs beside the counter's update (D4), statelessly (2026-07-28) or in a live session
+    // whose version it names: the call waits for it before it answers or logs, and a refusal (logged by the call)
+    // replaces the answer. Everything else waits for it here.
     const beside =
-      modern &&
+      method === 'POST' &&
+      (modern || (Boolean(liveSession) && !unsupportedProtocolVersion(versionHeader))) &&
       principal.abilities.has('mcp:full') &&
       !(toolListingOf(request) instanceof Response) &&
       isReadOnlyToolCall((await readBody()).parsed);
+    let reached = false;
+    const admitCall = () => {
+      reached = true;
+      return admission;
+    };
     /** A refused admission or gate: logged (unless the call reached its tool, which logs) and challenged. */
     const refuse = async (error: unknown, logged = false): Promise<never> => {
       if (!logged && error instanceof ProblemError) await recordRefused(token, error, await bodyForLog());
@@ -149,8 +158,6 @@ export async function handleMcpHttpRequest(
     // No server-initiated stream: GET and anything but POST/DELETE are 405.
     const notAllowed = methodNotAllowed(method);
     if (notAllowed) return notAllowed;
-    const versionHeader = request.headers.get('mcp-protocol-version');
-    const liveSession = liveSessionOf(authentication.items, runtime.clock.nowMs());
     if (method === 'DELETE') {
       if (!sessionHeader) return SESSION_HEADER_REQUIRED();
       const badVersion = unsupportedProtocolVersion(versionHeader);
@@ -165,77 +172,73 @@ export async function handleMcpHttpRequest(
     if (body.tooLarge) return mcpPayloadTooLarge();
     if (body.parsed === undefined) return jsonRpcError(400, -32700, 'Parse error: Invalid JSON');
     const { parsed } = body;
-    if (modern) {
-      let reached = false;
-      const admitCall = () => {
-        reached = true;
-        return admission;
-      };
-      const answer = await serveModernRequest(
-        runtime,
-        principal,
-        requestId,
-        request,
-        parsed,
-        beside ? admitCall : null,
-      );
-      if (beside) await admission.catch((error: unknown) => refuse(error, reached));
-      return answer;
-    }
-    // An absent `MCP-Protocol-Version` means the version negotiated at `initialize`.
-    const effectiveVersion = versionHeader ?? liveSession?.protocol_version ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION;
-    const invalid = invalidJsonRpc(parsed, effectiveVersion);
-    if (invalid) return invalid;
-    const messages = (Array.isArray(parsed) ? parsed : [parsed]) as Array<{
-      method?: unknown;
-      id?: unknown;
-      params?: unknown;
-    }>;
-    const initialize = messages.find((message) => message.method === 'initialize');
-    if (!initialize) {
-      // Without a session, a version this server does not speak is a later revision's stateless request.
-      if (!sessionHeader)
-        return unsupportedProtocolVersion(versionHeader, { message: parsed }) ?? SESSION_HEADER_REQUIRED();
-      const badVersion = unsupportedProtocolVersion(versionHeader);
-      if (badVersion) return badVersion;
-      if (!liveSession) {
-        await recordRefused(token, new ProblemError('NOT_FOUND', 'Session not found.'), parsed);
-        return SESSION_NOT_FOUND();
-      }
-    }
-    // `tools/list` opt-ins: `MCP-Tools-Filter: callable` | `?tools=callable`, `MCP-Read-Only: 1` | `?read_only=1` (also
-    // refuses non-read-only calls); 400 for other values.
-    const listing = toolListingOf(request);
-    if (listing instanceof Response) return listing;
-    // DESIGN D4: each message of a batch counts as one call; the POST itself was counted above.
-    if (messages.length > 1) {
-      try {
-        rate = await consumeRateLimit(runtime.store, runtime.clock, 'mcp', principal.tokenId, messages.length - 1);
-      } catch (error) {
-        if (error instanceof ProblemError) await recordRefused(token, error, parsed);
-        throw error;
-      }
-    }
+    const answer = modern
+      ? await serveModernRequest(runtime, principal, requestId, request, parsed, beside ? admitCall : null)
+      : await serveSessionRequest(beside ? admitCall : null);
+    if (beside) await admission.catch((error: unknown) => refuse(error, reached));
+    return answer;
 
-    const server = buildMcpServer(runtime, principal, requestId, listing);
-    // Stateless JSON-response mode: the SDK answers 406 (Accept), 415 (Content-Type), -32601, -32602; a successful
-    // `initialize` stores a session bound to the token.
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-    });
-    await connectMcpServer(server, transport);
-    try {
-      // The body was read above; the transport takes it parsed and never reads the request's own.
-      const result = await transport.handleRequest(request, { parsedBody: parsed });
-      if (!initialize && messages.length === 1) return withToolScopeChallenge(result, principal, messages[0], request);
-      if (!initialize || result.status !== 200) return result;
-      const answer = (await result.clone().json()) as { id?: unknown; result?: { protocolVersion?: unknown } };
-      if (answer.id !== initialize.id || typeof answer.result?.protocolVersion !== 'string') return result; // initialize failed: no session
-      const newSessionId = await createSession(runtime, principal, answer.result.protocolVersion);
-      return withHeaders(result, { 'MCP-Session-Id': newSessionId });
-    } finally {
-      await server.close().catch(() => undefined);
+    /**
+     * Serves a POST of the 2025 revisions (`parsed`, its JSON body): `initialize` opens a session bound to the token,
+     * anything else needs a live one. `callAdmission`: as `admission` for `buildMcpServer`.
+     */
+    async function serveSessionRequest(callAdmission: (() => Promise<void>) | null): Promise<Response> {
+      // An absent `MCP-Protocol-Version` means the version negotiated at `initialize`.
+      const effectiveVersion = versionHeader ?? liveSession?.protocol_version ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION;
+      const invalid = invalidJsonRpc(parsed, effectiveVersion);
+      if (invalid) return invalid;
+      const messages = (Array.isArray(parsed) ? parsed : [parsed]) as Array<{
+        method?: unknown;
+        id?: unknown;
+        params?: unknown;
+      }>;
+      const initialize = messages.find((message) => message.method === 'initialize');
+      if (!initialize) {
+        // Without a session, a version this server does not speak is a later revision's stateless request.
+        if (!sessionHeader)
+          return unsupportedProtocolVersion(versionHeader, { message: parsed }) ?? SESSION_HEADER_REQUIRED();
+        const badVersion = unsupportedProtocolVersion(versionHeader);
+        if (badVersion) return badVersion;
+        if (!liveSession) {
+          await recordRefused(token, new ProblemError('NOT_FOUND', 'Session not found.'), parsed);
+          return SESSION_NOT_FOUND();
+        }
+      }
+      // `tools/list` opt-ins: `MCP-Tools-Filter: callable` | `?tools=callable`, `MCP-Read-Only: 1` | `?read_only=1` (also
+      // refuses non-read-only calls); 400 for other values.
+      const listing = toolListingOf(request);
+      if (listing instanceof Response) return listing;
+      // DESIGN D4: each message of a batch counts as one call; the POST itself was counted above.
+      if (messages.length > 1) {
+        try {
+          rate = await consumeRateLimit(runtime.store, runtime.clock, 'mcp', principal.tokenId, messages.length - 1);
+        } catch (error) {
+          if (error instanceof ProblemError) await recordRefused(token, error, parsed);
+          throw error;
+        }
+      }
+
+      const server = buildMcpServer(runtime, principal, requestId, listing, false, callAdmission);
+      // Stateless JSON-response mode: the SDK answers 406 (Accept), 415 (Content-Type), -32601, -32602; a successful
+      // `initialize` stores a session bound to the token.
+      const transport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: true,
+      });
+      await connectMcpServer(server, transport);
+      try {
+        // The body was read above; the transport takes it parsed and never reads the request's own.
+        const result = await transport.handleRequest(request, { parsedBody: parsed });
+        if (!initialize && messages.length === 1)
+          return withToolScopeChallenge(result, principal, messages[0], request);
+        if (!initialize || result.status !== 200) return result;
+        const answer = (await result.clone().json()) as { id?: unknown; result?: { protocolVersion?: unknown } };
+        if (answer.id !== initialize.id || typeof answer.result?.protocolVersion !== 'string') return result; // initialize failed: no session
+        const newSessionId = await createSession(runtime, principal, answer.result.protocolVersion);
+        return withHeaders(result, { 'MCP-Session-Id': newSessionId });
+      } finally {
+        await server.close().catch(() => undefined);
+      }
     }
   }
 

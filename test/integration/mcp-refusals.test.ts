@@ -94,6 +94,20 @@ describe('refused tool calls are in the activity log (DESIGN D5)', () => {
     expect(new Set(refused.map((entry) => entry.request_id))).toEqual(limitedIds);
   });
 
+  it('runs a 2025 session’s call of a read-only tool beside the rate limit, and any other call after it', async () => {
+    const sessionId = await mcpSession(runtime, token);
+    const { runtime: traced, events } = traceRoundTrips(runtime);
+    const read = await mcpPost(traced, toolsCall(1, 'get_team'), { token, sessionId });
+    expect(read.status).toBe(200);
+    // The team's read is sent before the counter's update answers: one round trip instead of two.
+    expect(events.indexOf('get TEAM sent')).toBeLessThan(events.indexOf('update RATE answered'));
+    // A session that is not live waits for the counter, so its 404 never comes before a 429.
+    events.length = 0;
+    const dead = await mcpPost(traced, toolsCall(2, 'get_team'), { token, sessionId: randomUUID() });
+    expect(dead.status).toBe(404);
+    expect(events).toContain('update RATE answered');
+  });
+
   it('runs a 2026-07-28 call of a read-only tool beside the rate limit: 20 of 40 racing for the last 20 get the 429 alone, every call logged once', async () => {
     const { runtime: traced, events } = traceRoundTrips(runtime);
     const call = (client: TestRuntime) =>
