@@ -53,6 +53,7 @@ import { measureHookRefusals, type HookRefusalSeries } from './hook-refusals.js'
 import { startFakeStripeApi } from '../test/support/stripe-api.js';
 import {
   measureRawRequests,
+  rawPriceOf,
   measureWriteCeiling,
   type RawRequestLatency,
   type WriteCeiling,
@@ -353,15 +354,26 @@ function operationOf(name: string): string {
     .replace(/Items?$/, '');
 }
 
-/** Read operations (priced at the raw GetItem p50); every other operation is priced at the raw UpdateItem p50. */
+/** Read operations (priced at the raw GetItem p50 by {@link getUpdateRoundTripsMs}). */
 const READ_OPERATIONS = new Set(['Get', 'BatchGet', 'Query', 'TransactGet', 'Scan']);
 
 /**
- * The round trips of a call priced at the raw requests' p50 (ms): each read at the GetItem p50, each
- * write (UpdateItem, PutItem, TransactWriteItems...) at the UpdateItem p50, from requests per call by
- * command name or description.
+ * The round trips of a call priced at the raw requests' p50 (ms), each request at its own kind's raw p50
+ * (`rawPriceOf`: a TransactWriteItems at a raw two-item transaction's, a BatchGetItem at a raw two-key batch's), from
+ * requests per call by command name or description.
  */
 function roundTripsMs(perCall: Record<string, number>, raw: RawRequestLatency): number {
+  return Object.entries(perCall).reduce(
+    (total, [name, count]) => total + count * rawPriceOf(operationOf(name), raw),
+    0,
+  );
+}
+
+/**
+ * The same round trips at two prices only, as earlier runs printed them: each read at the GetItem p50, each write
+ * (PutItem, TransactWriteItems, ...) at the UpdateItem p50.
+ */
+function getUpdateRoundTripsMs(perCall: Record<string, number>, raw: RawRequestLatency): number {
   return Object.entries(perCall).reduce(
     (total, [name, count]) =>
       total + count * (READ_OPERATIONS.has(operationOf(name)) ? raw.getItem.p50 : raw.updateItem.p50),
@@ -379,10 +391,16 @@ function printBaseline(raw: RawRequestLatency, ceiling: WriteCeiling, calls: Cal
   out(
     formatTable(
       ['request', 'p50 ms', 'p99 ms'],
-      [
-        ['GetItem (strongly consistent)', round(raw.getItem.p50, 3), round(raw.getItem.p99, 3)],
-        ['UpdateItem (conditional)', round(raw.updateItem.p50, 3), round(raw.updateItem.p99, 3)],
-      ],
+      (
+        [
+          ['GetItem (strongly consistent)', raw.getItem],
+          ['UpdateItem (conditional)', raw.updateItem],
+          ['BatchGetItem (2 keys)', raw.batchGetItem],
+          ['Query (1 item)', raw.query],
+          ['PutItem (conditional)', raw.putItem],
+          ['TransactWriteItems (2 conditional updates)', raw.transactWriteItems],
+        ] as const
+      ).map(([request, latency]) => [request, round(latency.p50, 3), round(latency.p99, 3)]),
     ),
   );
   out(
@@ -390,15 +408,24 @@ function printBaseline(raw: RawRequestLatency, ceiling: WriteCeiling, calls: Cal
   );
   out(
     formatTable(
-      ['call', 'p50 ms', 'DDB req/call', 'round trips at raw p50, ms', 'p50 ÷ round trips at raw p50'],
+      [
+        'call',
+        'p50 ms',
+        'DDB req/call',
+        'round trips at raw p50, ms',
+        'p50 ÷ round trips at raw p50',
+        'p50 ÷ round trips at GetItem/UpdateItem p50',
+      ],
       calls.map((result) => {
-        const trips = roundTripsMs(perCall(result.commandTotals, result.calls), raw);
+        const requests = perCall(result.commandTotals, result.calls);
+        const trips = roundTripsMs(requests, raw);
         return [
           result.name,
           round(result.latency.p50, 2),
           round(result.requestsPerCall.mean, 2),
           round(trips, 2),
           round(result.latency.p50 / trips, 2),
+          round(result.latency.p50 / getUpdateRoundTripsMs(requests, raw), 2),
         ];
       }),
     ),
@@ -936,9 +963,9 @@ async function main(): Promise<void> {
     printHookRefusals(hookRefusals);
   }
 
-  // 1c. The store's own figures: raw GetItem / UpdateItem p50 and the write ceiling.
+  // 1c. The store's own figures: each raw request kind's p50 and the write ceiling.
   progress(
-    `store: ${SIZE.rawSamples} raw GetItems and UpdateItems, then ${SIZE.ceilingUpdates} concurrent conditional UpdateItems`,
+    `store: ${SIZE.rawSamples} raw requests of each kind, then ${SIZE.ceilingUpdates} concurrent conditional UpdateItems`,
   );
   const raw = await measureRawRequests(service.store, SIZE.rawSamples);
   const storeCeiling = await measureWriteCeiling(service.store, {
@@ -1188,6 +1215,10 @@ async function main(): Promise<void> {
           result.latency.p50 / roundTripsMs(perCall(result.commandTotals, result.calls), raw),
           2,
         ),
+        ratio_at_get_update_prices: round(
+          result.latency.p50 / getUpdateRoundTripsMs(perCall(result.commandTotals, result.calls), raw),
+          2,
+        ),
         calls_per_s: round(result.throughputPerSecond, 1),
         ddb_requests_per_call: { min: result.requestsPerCall.min, max: result.requestsPerCall.max },
         ddb_command_mix: result.commandMixes,
@@ -1208,6 +1239,10 @@ async function main(): Promise<void> {
       store: {
         get_item_p50_ms: round(raw.getItem.p50, 3),
         update_item_p50_ms: round(raw.updateItem.p50, 3),
+        batch_get_item_p50_ms: round(raw.batchGetItem.p50, 3),
+        query_p50_ms: round(raw.query.p50, 3),
+        put_item_p50_ms: round(raw.putItem.p50, 3),
+        transact_write_items_p50_ms: round(raw.transactWriteItems.p50, 3),
         write_ceiling_per_s: round(storeCeiling.updatesPerSecond, 1),
         write_ceiling_concurrency: storeCeiling.concurrency,
         transaction_ceiling_per_s: transactionCeiling && round(transactionCeiling.updatesPerSecond, 1),

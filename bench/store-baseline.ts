@@ -13,29 +13,59 @@ import { performance } from 'node:perf_hooks';
 import type { Store } from '../shared/store/store.js';
 import { runPool, summarize, type LatencySummary } from './support.js';
 
-/** Latency of single raw requests, sequential (one in flight), in milliseconds. */
+/**
+ * Latency of single raw requests of each kind the service sends, sequential (one in flight), in milliseconds: the
+ * prices of a call's round trips ({@link rawPriceOf}).
+ */
 export interface RawRequestLatency {
   getItem: LatencySummary;
   updateItem: LatencySummary;
+  /** BatchGetItem of two keys (the service reads a token and its team together). */
+  batchGetItem: LatencySummary;
+  /** Query of a one-item partition. */
+  query: LatencySummary;
+  /** PutItem of a new item, on condition it does not exist. */
+  putItem: LatencySummary;
+  /** TransactWriteItems of two conditional updates (the service's transactions hold two or more items). */
+  transactWriteItems: LatencySummary;
 }
 
 /**
- * Puts one bench item, then sends `samples` sequential strongly consistent GetItems of it and
- * `samples` sequential conditional UpdateItems (`SET counter = counter + 1` if it exists, as the
- * service's revision-guarded writes), after 20 warm-up requests of each. Returns their latency (ms).
+ * Puts two bench items, then sends `samples` sequential requests of each kind of {@link RawRequestLatency} (reads
+ * strongly consistent, writes conditional as the service's revision-guarded writes are), after 20 warm-up requests of
+ * each. Returns their latency (ms).
  */
 export async function measureRawRequests(store: Store, samples: number): Promise<RawRequestLatency> {
-  const key = { pk: `BENCH#RAW#${randomBytes(6).toString('hex')}`, sk: 'BENCH' };
+  const run = randomBytes(6).toString('hex');
+  const key = { pk: `BENCH#RAW#${run}`, sk: 'BENCH' };
+  const other = { pk: `BENCH#RAW#${run}#2`, sk: 'BENCH' };
   await store.put({ Item: { ...key, counter: 0 } });
-  const get = () => store.get(key);
-  const update = () =>
-    store.update({
-      Key: key,
-      UpdateExpression: 'SET #counter = #counter + :one',
-      ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeNames: { '#counter': 'counter' },
-      ExpressionAttributeValues: { ':one': 1 },
-    });
+  await store.put({ Item: { ...other, counter: 0 } });
+  const increment = (itemKey: typeof key) => ({
+    Key: itemKey,
+    UpdateExpression: 'SET #counter = #counter + :one',
+    ConditionExpression: 'attribute_exists(pk)',
+    ExpressionAttributeNames: { '#counter': 'counter' },
+    ExpressionAttributeValues: { ':one': 1 },
+  });
+  let puts = 0;
+  const requests = {
+    getItem: () => store.get(key),
+    updateItem: () => store.update(increment(key)),
+    batchGetItem: () => store.batchGet([key, other]),
+    query: () =>
+      store.query({
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': key.pk },
+        ConsistentRead: true,
+      }),
+    putItem: () =>
+      store.put({
+        Item: { pk: `BENCH#RAW#${run}#PUT#${puts++}`, sk: 'BENCH', counter: 0 },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    transactWriteItems: () => store.transactWrite([{ Update: increment(key) }, { Update: increment(other) }]),
+  };
   const time = async (request: () => Promise<unknown>) => {
     for (let index = 0; index < 20; index++) await request();
     const latencies: number[] = [];
@@ -46,7 +76,29 @@ export async function measureRawRequests(store: Store, samples: number): Promise
     }
     return summarize(latencies);
   };
-  return { getItem: await time(get), updateItem: await time(update) };
+  const latency: Partial<RawRequestLatency> = {};
+  for (const [kind, request] of Object.entries(requests))
+    latency[kind as keyof RawRequestLatency] = await time(request);
+  return latency as RawRequestLatency;
+}
+
+/** The raw request whose p50 prices each operation a call sends; an operation not listed is priced as an UpdateItem. */
+const PRICED_AS: Record<string, keyof RawRequestLatency> = {
+  Get: 'getItem',
+  BatchGet: 'batchGetItem',
+  TransactGet: 'batchGetItem',
+  Query: 'query',
+  Scan: 'query',
+  Put: 'putItem',
+  Update: 'updateItem',
+  Delete: 'updateItem',
+  TransactWrite: 'transactWriteItems',
+  BatchWrite: 'transactWriteItems',
+};
+
+/** The raw p50 (ms) of operation `operation` (`Get`, `TransactWrite`, ...): its own kind's ({@link PRICED_AS}). */
+export function rawPriceOf(operation: string, raw: RawRequestLatency): number {
+  return raw[PRICED_AS[operation] ?? 'updateItem'].p50;
 }
 
 /** DynamoDB Local's write ceiling: conditional write requests per second at a concurrency. */
