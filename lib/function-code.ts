@@ -69,7 +69,11 @@ const ESBUILD_OPTIONS: Readonly<BuildOptions> = {
   bundle: true,
   // `@discordjs/rest`'s web build (Node's own fetch): its Node build bundles undici (~500 KB), which Node 24 does not
   // need.
-  alias: { '@discordjs/rest': path.join(PROJECT_ROOT, 'node_modules', '@discordjs', 'rest', 'dist', 'web.mjs') },
+  // The MCP server SDK's runtime shims without the Ajv validator the tool server never uses (shared/mcp/sdk-shims.ts).
+  alias: {
+    '@discordjs/rest': path.join(PROJECT_ROOT, 'node_modules', '@discordjs', 'rest', 'dist', 'web.mjs'),
+    '@modelcontextprotocol/server/_shims': path.join(PROJECT_ROOT, 'shared', 'mcp', 'sdk-shims.ts'),
+  },
   platform: 'node',
   format: 'esm',
   target: 'node24',

@@ -19,6 +19,7 @@ import { toolListingOf } from './request-checks.js';
 import { withToolScopeChallenge } from './scope-challenge.js';
 import { declaresTasks, serveTasks, taskHandleOf, taskStartOf } from './tasks.js';
 import { callTool, canCall, FULL_LISTING, listToolsResult, type ToolListing } from './tools.js';
+import { JSON_SCHEMA_VALIDATOR } from './sdk-shims.js';
 
 /** JSON-RPC error code for an unknown resource URI (MCP "Resources → Error handling"). */
 const RESOURCE_NOT_FOUND = -32002;
@@ -72,6 +73,7 @@ export function buildMcpServer(
     {
       capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
       cacheHints: cacheHintsOf(listing),
+      jsonSchemaValidator: JSON_SCHEMA_VALIDATOR,
       instructions:
         'Tools manage the team of your token: projects, subscribers, plans, access codes, webhooks and the activity log. Each tool description names the ability it needs. Failures are results with isError and a problem document (code, hint, docs_url) in structuredContent. Enumerations are resources under service://enums/.',
     },
