@@ -150,45 +150,55 @@ export class OperationalAlarms extends Construct {
   constructor(scope: Construct, id: string, props: OperationalAlarmsProps) {
     super(scope, id);
     this.topic = props.topic;
-    const queueAlarm = (alarmId: string, description: string, queue: sqs.IQueue) =>
+    const queueAlarm = (
+      alarmId: string,
+      description: string,
+      metric: cloudwatch.IMetric,
+      threshold: number,
+      comparisonOperator: cloudwatch.ComparisonOperator,
+    ) =>
       new cloudwatch.Alarm(this, alarmId, {
         alarmDescription: description,
-        metric: queue.metricApproximateNumberOfMessagesVisible({
-          period: ALARM_PERIOD,
-          statistic: cloudwatch.Stats.MAXIMUM,
-        }),
-        threshold: FAILURE_QUEUE_MESSAGES_THRESHOLD,
+        metric,
+        threshold,
         evaluationPeriods: 1,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        comparisonOperator,
         treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
       });
-    this.deliveryDeadLetters = queueAlarm(
+    const maximumPerPeriod = { period: ALARM_PERIOD, statistic: cloudwatch.Stats.MAXIMUM };
+    /** A message in a queue that should stay empty. */
+    const failureAlarm = (alarmId: string, description: string, queue: sqs.IQueue) =>
+      queueAlarm(
+        alarmId,
+        description,
+        queue.metricApproximateNumberOfMessagesVisible(maximumPerPeriod),
+        FAILURE_QUEUE_MESSAGES_THRESHOLD,
+        cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      );
+    /** A queue's oldest message older than {@link OLDEST_QUEUE_MESSAGE_AGE_THRESHOLD}. */
+    const backlogAlarm = (alarmId: string, description: string, queue: sqs.IQueue) =>
+      queueAlarm(
+        alarmId,
+        description,
+        queue.metricApproximateAgeOfOldestMessage(maximumPerPeriod),
+        OLDEST_QUEUE_MESSAGE_AGE_THRESHOLD.toSeconds(),
+        cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      );
+    this.deliveryDeadLetters = failureAlarm(
       'DeliveryDeadLetters',
       'Delivery messages that failed 5 receives are parked in the delivery dead-letter queue',
       props.deliveryDeadLetterQueue,
     );
-    this.fanOutFailures = queueAlarm(
+    this.fanOutFailures = failureAlarm(
       'FanOutFailures',
       'Stream batches the webhook fan-out could not process after all retries are parked in its failure queue',
       props.fanOutFailures,
     );
-    this.jobDeadLetters = queueAlarm(
+    this.jobDeadLetters = failureAlarm(
       'JobDeadLetters',
       'Job messages that failed 5 receives are parked in the job dead-letter queue',
       props.jobDeadLetterQueue,
     );
-    const backlogAlarm = (alarmId: string, description: string, queue: sqs.IQueue) =>
-      new cloudwatch.Alarm(this, alarmId, {
-        alarmDescription: description,
-        metric: queue.metricApproximateAgeOfOldestMessage({
-          period: ALARM_PERIOD,
-          statistic: cloudwatch.Stats.MAXIMUM,
-        }),
-        threshold: OLDEST_QUEUE_MESSAGE_AGE_THRESHOLD.toSeconds(),
-        evaluationPeriods: 1,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      });
     this.oldestDeliveryMessage = backlogAlarm(
       'OldestDeliveryMessage',
       `The oldest delivery message is older than ${OLDEST_QUEUE_MESSAGE_AGE_THRESHOLD.toMinutes()} minutes: the dispatcher is not keeping up`,

@@ -23,15 +23,7 @@ export class PipelineQueue extends Construct {
 
   constructor(scope: Construct, id: string, props: PipelineQueueProps) {
     super(scope, id);
-    this.deadLetterQueue = new sqs.Queue(this, 'PoisonMessages', {
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-    });
-    Validations.of(this.deadLetterQueue).acknowledge({
-      id: 'AwsSolutions-SQS3',
-      reason: 'This queue is itself the dead-letter queue of a pipeline queue.',
-    });
+    this.deadLetterQueue = failureQueue(this, 'PoisonMessages', 'the dead-letter queue of a pipeline queue');
     this.queue = new sqs.Queue(this, 'Queue', {
       encryption: sqs.QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
@@ -54,4 +46,18 @@ export interface PipelineQueues {
 export function grantSendToQueues(queues: PipelineQueues, grantee: iam.IGrantable): void {
   queues.deliveries.grantSendMessages(grantee);
   queues.jobs.grantSendMessages(grantee);
+}
+
+/**
+ * A queue where failed work is parked for an operator (SSE, TLS only, kept 14 days): a dead-letter queue or a stream
+ * mapping's on-failure destination, `role` saying which (it needs no dead-letter queue of its own, cdk-nag SQS3).
+ */
+export function failureQueue(scope: Construct, id: string, role: string): sqs.Queue {
+  const queue = new sqs.Queue(scope, id, {
+    encryption: sqs.QueueEncryption.SQS_MANAGED,
+    enforceSSL: true,
+    retentionPeriod: Duration.days(14),
+  });
+  Validations.of(queue).acknowledge({ id: 'AwsSolutions-SQS3', reason: `This queue is itself ${role}.` });
+  return queue;
 }

@@ -13,7 +13,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { fileEntry, type FunctionCode } from './function-code.js';
 import { TABLE_DELETE_ACTIONS, tableActions } from './route-stack.js';
-import { grantSendToQueues, type PipelineQueue, type PipelineQueues } from './queues.js';
+import { failureQueue, grantSendToQueues, type PipelineQueue, type PipelineQueues } from './queues.js';
 import { ServiceFunction } from './service-function.js';
 import type { MembershipTables } from './tables.js';
 
@@ -202,15 +202,11 @@ export class WebhookWorkers extends Construct {
     // `Resource: *` of dynamodb:ListStreams (no resource-level permissions) is acknowledged with X-Ray's
     // on every function's role (`ServiceFunction`).
 
-    this.fanOutFailures = new sqs.Queue(this, 'FanOutFailures', {
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-    });
-    Validations.of(this.fanOutFailures).acknowledge({
-      id: 'AwsSolutions-SQS3',
-      reason: 'This queue is itself the on-failure destination of the fan-out stream mapping.',
-    });
+    this.fanOutFailures = failureQueue(
+      this,
+      'FanOutFailures',
+      'the on-failure destination of the fan-out stream mapping',
+    );
     this.fanOut.addEventSource(
       new DynamoEventSource(table, {
         startingPosition: lambda.StartingPosition.TRIM_HORIZON,
