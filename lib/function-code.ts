@@ -16,6 +16,7 @@ const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), 
 export const FUNCTION_FILES = [
   'unmatched-route',
   'mcp',
+  'oauth',
   'dashboard',
   'public-pages',
   'fan-out',

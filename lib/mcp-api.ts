@@ -29,15 +29,17 @@ export interface McpApiProps {
 }
 
 /**
- * The MCP tool server's own HTTP API, all to one Lambda: `/mcp`, RFC 9728 resource metadata, and the OAuth 2.1 server
- * (DESIGN D30; consent on the dashboard at `DASHBOARD_BASE_URL`). No API Gateway CORS: the Lambda answers preflight
- * before authentication with the interface's headers (D5).
+ * The MCP tool server's own HTTP API: `/mcp` and its RFC 9728 resource metadata to the tool server's Lambda, the OAuth
+ * 2.1 server (DESIGN D30; consent on the dashboard at `DASHBOARD_BASE_URL`) to a Lambda of its own. No API Gateway
+ * CORS: the Lambda answers preflight before authentication with the interface's headers (D5).
  */
 export class McpApi extends Construct {
   /** The HTTP API and its stage. */
   public readonly httpApi: AccessLoggedHttpApi;
   /** The tool-server Lambda. */
   public readonly function: lambda.Function;
+  /** The OAuth authorization server's Lambda (`/oauth/...` and its metadata, DESIGN D30). */
+  public readonly authorizationServer: lambda.Function;
 
   constructor(scope: Construct, id: string, props: McpApiProps) {
     super(scope, id);
@@ -47,16 +49,27 @@ export class McpApi extends Construct {
       entry: fileEntry('mcp'),
       description: 'MCP tool server (streamable HTTP, JSON responses)',
       timeout: Duration.seconds(IDEMPOTENCY_LOCK_SECONDS),
-      environment: { ...props.environment, [ENVIRONMENT_VARIABLES.dashboardBaseUrl]: props.dashboardBaseUrl },
+      environment: props.environment,
     }).function;
     // Tools cover every domain, webhook delivery retry and replay-dead included; like the REST
     // routes, keyed reads, queries and single-item writes only (no Scan, no BatchWriteItem).
     props.tables.table.grant(this.function, ...tableActions('readWriteDelete'));
     props.tables.deadLetterTable.grant(this.function, ...tableActions('readWriteDelete'));
     grantSendToQueues(props.queues, this.function);
+    // The authorization server registers clients, asks for consent on the dashboard and issues, refreshes and revokes
+    // tokens: the main table only, no queue, no credentials key.
+    this.authorizationServer = new ServiceFunction(this, 'AuthorizationServer', {
+      code: props.code,
+      entry: fileEntry('oauth'),
+      description: 'OAuth 2.1 authorization server of the MCP tool server',
+      timeout: Duration.seconds(IDEMPOTENCY_LOCK_SECONDS),
+      environment: { ...props.environment, [ENVIRONMENT_VARIABLES.dashboardBaseUrl]: props.dashboardBaseUrl },
+    }).function;
+    props.tables.table.grant(this.authorizationServer, ...tableActions('readWriteDelete'));
 
     const integration = new HttpLambdaIntegration('ServerIntegration', this.function);
-    const routes: Array<[string, string, apigwv2.HttpMethod, string]> = [
+    const oauthIntegration = new HttpLambdaIntegration('AuthorizationServerIntegration', this.authorizationServer);
+    const routes: Array<[string, string, apigwv2.HttpMethod, string, HttpLambdaIntegration?]> = [
       [
         'AnyRoute',
         MCP_PATH,
@@ -80,19 +93,21 @@ export class McpApi extends Construct {
         AUTHORIZATION_SERVER_METADATA_PATH,
         apigwv2.HttpMethod.GET,
         'Public OAuth authorization server metadata (RFC 8414): clients read it before they hold a token; it names no secret.',
+        oauthIntegration,
       ],
       [
         'OAuthRoute',
         `${OAUTH_PATH_PREFIX}{proxy+}`,
         apigwv2.HttpMethod.ANY,
         'The OAuth endpoints (registration, authorization, token; DESIGN D30) are how a client obtains a token; the Lambda limits them per client IP and checks codes, PKCE and refresh tokens itself.',
+        oauthIntegration,
       ],
     ];
-    for (const [routeId, path, method, reason] of routes) {
+    for (const [routeId, path, method, reason, routeIntegration = integration] of routes) {
       const route = new apigwv2.HttpRoute(this, routeId, {
         httpApi: this.httpApi.api,
         routeKey: apigwv2.HttpRouteKey.with(path, method),
-        integration,
+        integration: routeIntegration,
       });
       Validations.of(route).acknowledge({ id: 'AwsSolutions-APIG4', reason });
     }

@@ -17,7 +17,6 @@ import {
 import { buildMcpServer, connectMcpServer, serveModernRequest } from './server.js';
 import {
   invalidJsonRpc,
-  jsonRpcError,
   methodNotAllowed,
   MODERN_PROTOCOL_VERSION,
   SESSION_HEADER_REQUIRED,
@@ -29,24 +28,15 @@ import { createSession, deleteSession, isSessionId, liveSessionOf, sessionKeysTo
 import { isReadOnlyToolCall, recordRefusedToolCalls } from './tools.js';
 import { withGateChallenge, withToolScopeChallenge } from './scope-challenge.js';
 import { logger } from '../logger.js';
-import { handleOAuthRequest, isOAuthPath } from '../oauth/http-handler.js';
-import { MAX_MCP_BODY_BYTES, MCP_CORS_HEADERS, mcpPayloadTooLarge, problemResponse, withHeaders } from './responses.js';
-
-/** Per-request facts the HTTP edge knows (API Gateway or the local server). */
-export interface McpRequestContext {
-  /** Client IP, for the unauthenticated bucket. */
-  clientIp: string;
-  requestId?: string;
-  /** Called once per request with the final status (the local server logs a line). */
-  onResponse?: (line: {
-    method: string;
-    path: string;
-    status: number;
-    duration_ms: number;
-    request_id: string;
-    operation: string | null;
-  }) => void;
-}
+import {
+  jsonRpcError,
+  MAX_MCP_BODY_BYTES,
+  MCP_CORS_HEADERS,
+  mcpPayloadTooLarge,
+  problemResponse,
+  withHeaders,
+} from './responses.js';
+import { serveWithRequestId, type McpRequestContext } from './edge.js';
 
 /**
  * An AUTHENTICATION_REQUIRED problem of the tool server with `resource_metadata="<origin>/.well-known/
@@ -294,32 +284,17 @@ export async function handleMcpHttpRequest(
 /**
  * Serves one HTTP request of the tool server's API (DESIGN D5): the OAuth 2.0 Protected Resource
  * Metadata document (RFC 9728) at {@link PROTECTED_RESOURCE_METADATA_PATHS} — no token needed, with the
- * interface's CORS headers and `X-Request-Id` — and everything else through {@link handleMcpHttpRequest}.
- * Never throws.
+ * interface's CORS headers and `X-Request-Id` — and everything else through {@link handleMcpHttpRequest}. The OAuth
+ * authorization server on the same API is a function of its own (`shared/oauth/lambda.ts`). Never throws.
  */
 export async function handleMcpApiRequest(
   runtime: Runtime,
   request: Request,
   context: McpRequestContext,
 ): Promise<Response> {
-  const path = new URL(request.url).pathname;
-  const isOAuth = isOAuthPath(path);
-  if (!isOAuth && !PROTECTED_RESOURCE_METADATA_PATHS.includes(path))
+  if (!PROTECTED_RESOURCE_METADATA_PATHS.includes(new URL(request.url).pathname))
     return handleMcpHttpRequest(runtime, request, context);
-  const started = performance.now();
-  const requestId = context.requestId ?? randomUUID();
-  const response = isOAuth
-    ? withHeaders(await handleOAuthRequest(runtime, request, { clientIp: context.clientIp, requestId }), {
-        'X-Request-Id': requestId,
-      })
-    : withHeaders(protectedResourceMetadataResponse(request), { ...MCP_CORS_HEADERS, 'X-Request-Id': requestId });
-  context.onResponse?.({
-    method: request.method.toUpperCase(),
-    path,
-    status: response.status,
-    duration_ms: Math.round(performance.now() - started),
-    request_id: requestId,
-    operation: null,
-  });
-  return response;
+  return serveWithRequestId(request, context, () =>
+    withHeaders(protectedResourceMetadataResponse(request), MCP_CORS_HEADERS),
+  );
 }

@@ -4,6 +4,7 @@
  */
 import { specTypeSchemas, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
 import type { ToolListing } from './tools.js';
+import { jsonRpcError } from './responses.js';
 
 /**
  * The opt-ins of `tools/list` and `tools/call` (DESIGN D5): the `MCP-Tools-Filter` header or `tools`
@@ -44,21 +45,6 @@ export const MODERN_PROTOCOL_VERSION = '2026-07-28';
 
 /** Protocol versions from which JSON-RPC batching is gone (MCP 2025-06-18 removed it). */
 const FIRST_VERSION_WITHOUT_BATCHING = '2025-06-18';
-
-/** A JSON-RPC error answer (`id` null unless the offending message had a usable id; `data` only when given). */
-export function jsonRpcError(
-  status: number,
-  code: number,
-  message: string,
-  id: string | number | null = null,
-  data?: Record<string, unknown>,
-): Response {
-  const error = data === undefined ? { code, message } : { code, message, data };
-  return new Response(JSON.stringify({ jsonrpc: '2.0', error, id }), {
-    status,
-    headers: { 'Content-Type': 'application/json' },
-  });
-}
 
 /**
  * 405 for an HTTP method the tool server does not serve (it sends no server-initiated stream, so GET too), with the

@@ -3,7 +3,6 @@
  * and the 413 for a body over the limit (DESIGN D1, D5).
  */
 import { toProblem } from '../errors.js';
-import { jsonRpcError } from './request-checks.js';
 
 /** Largest accepted JSON-RPC body, in bytes (1 MiB). */
 export const MAX_MCP_BODY_BYTES = 1024 * 1024;
@@ -62,4 +61,19 @@ export function mcpPayloadTooLarge(): Response {
  */
 export function mcpPayloadTooLargeResponse(requestId: string): Response {
   return withHeaders(mcpPayloadTooLarge(), { ...MCP_CORS_HEADERS, 'X-Request-Id': requestId });
+}
+
+/** A JSON-RPC error answer (`id` null unless the offending message had a usable id; `data` only when given). */
+export function jsonRpcError(
+  status: number,
+  code: number,
+  message: string,
+  id: string | number | null = null,
+  data?: Record<string, unknown>,
+): Response {
+  const error = data === undefined ? { code, message } : { code, message, data };
+  return new Response(JSON.stringify({ jsonrpc: '2.0', error, id }), {
+    status,
+    headers: { 'Content-Type': 'application/json' },
+  });
 }

@@ -338,6 +338,7 @@ describe('least-privilege IAM (DESIGN D23)', () => {
         operation.rest.path.startsWith('/v1/webhook-deliveries') ? both : main,
       ]),
       ['mcp', both],
+      ['oauth', main],
       ['dashboard', both],
       ['public-pages', main],
       ['deadlines', main],

@@ -55,10 +55,10 @@ const ROUTE_BUNDLE_BUDGET = 250 * KB;
 const STRIPE_HOOK_BUNDLE_BUDGET = 900 * KB;
 const MCP_BUNDLE_BUDGET = 1.5 * 1024 * KB;
 /**
- * The tool server's code loaded at a cold start: its entry and static chunks (Stripe, undici and the chat clients load
- * lazily).
+ * The tool server's code loaded at a cold start: its entry and static chunks (Stripe and the chat clients load lazily;
+ * the OAuth server and its HTTP client are a function of their own).
  */
-const MCP_COLD_START_BUDGET = 1100 * KB;
+const MCP_COLD_START_BUDGET = 1000 * KB;
 const WORKER_BUNDLE_BUDGET = 1024 * KB;
 
 let outdir: string;
@@ -335,7 +335,7 @@ describe('bundle budgets (DESIGN D23)', () => {
       bytes: bytesOf(fn, stripeHookHandlers.has(fn.Properties.Handler)),
     }));
 
-  it(`keeps every REST route bundle, $default and the Telegram and Discord hooks within ${ROUTE_BUNDLE_BUDGET / KB} KB and the Stripe hooks within ${STRIPE_HOOK_BUNDLE_BUDGET / KB} KB`, () => {
+  it(`keeps every REST route bundle, $default and the Telegram and Discord hooks within ${ROUTE_BUNDLE_BUDGET / KB} KB and the Stripe hooks within ${STRIPE_HOOK_BUNDLE_BUDGET / KB} KB, and every function’s whole code but the dashboard’s within 1.5 MB`, () => {
     // The figures beside the check (a test of their own could not fail): every bundle's size in bytes, and each
     // function's whole code (the entry and every chunk it may load).
     console.info(
@@ -367,6 +367,9 @@ describe('bundle budgets (DESIGN D23)', () => {
     ]);
     const over = sizes().filter(({ handler, bytes }) => budgets.has(handler) && bytes > budgets.get(handler)!);
     expect(over.map(({ handler, bytes }) => `${handler}: ${bytes} bytes`)).toEqual([]);
+    // Every function's whole code is within 1.5 MB but the dashboard's, which can run every operation and carries the
+    // passkey library (docs/operations.md).
+    expect(overMegabyteAndHalf.map(({ name }) => name)).toEqual(['dashboard']);
   });
 
   it('loads at most 1.5 MB of code at a cold start in every function, and at most 250 KB in four functions of five', () => {

@@ -265,7 +265,7 @@ describe('credentials key (DESIGN D16)', () => {
 });
 
 describe('MCP API', () => {
-  it('has its own API with ANY /mcp, OPTIONS /mcp, GET of the protected-resource and authorization-server metadata and ANY /oauth/{proxy+} to the MCP Lambda, and no API Gateway CORS', () => {
+  it('has its own API: ANY and OPTIONS /mcp and the protected-resource metadata to the MCP Lambda, the authorization-server metadata and ANY /oauth/{proxy+} to the OAuth Lambda, and no API Gateway CORS', () => {
     const mcpUrl = synthesis.rootTemplate().Outputs!.McpUrl.Value['Fn::Join'][1];
     expect(mcpUrl[1]).toBe('/mcp');
     const apiId = refId(mcpUrl[0]);
@@ -274,20 +274,34 @@ describe('MCP API', () => {
     expect(synthesis.resources()[apiId].Properties.CorsConfiguration).toBeUndefined();
 
     const routes = ofType('AWS::ApiGatewayV2::Route').filter(([, r]) => refId(r.Properties.ApiId) === apiId);
-    expect(routes.map(([, r]) => r.Properties.RouteKey).sort()).toEqual([
+    const [mcpFunctionId, mcpFunction] = onlyFunction('mcp.handler');
+    const [oauthFunctionId, oauthFunction] = onlyFunction('oauth.handler');
+    const routeKeysOf = (functionId: string) =>
+      routes
+        .filter(([, route]) => functionOfRoute(route) === functionId)
+        .map(([, r]) => r.Properties.RouteKey as string)
+        .sort();
+    expect(routeKeysOf(mcpFunctionId)).toEqual([
       'ANY /mcp',
-      'ANY /oauth/{proxy+}',
-      'GET /.well-known/oauth-authorization-server',
       'GET /.well-known/oauth-protected-resource',
       'GET /.well-known/oauth-protected-resource/mcp',
       'OPTIONS /mcp',
     ]);
-    const [mcpFunctionId, mcpFunction] = onlyFunction('mcp.handler');
-    for (const [, route] of routes) expect(functionOfRoute(route)).toBe(mcpFunctionId);
-    expect(mcpFunction.Properties.Timeout).toBe(IDEMPOTENCY_LOCK_SECONDS);
+    expect(routeKeysOf(oauthFunctionId)).toEqual([
+      'ANY /oauth/{proxy+}',
+      'GET /.well-known/oauth-authorization-server',
+    ]);
+    expect(routes).toHaveLength(6);
+    for (const fn of [mcpFunction, oauthFunction]) expect(fn.Properties.Timeout).toBe(IDEMPOTENCY_LOCK_SECONDS);
     // OAuth consent happens on the dashboard, served by the REST API (DESIGN D30).
-    expect(mcpFunction.Properties.Environment.Variables.DASHBOARD_BASE_URL).toEqual(
+    expect(oauthFunction.Properties.Environment.Variables.DASHBOARD_BASE_URL).toEqual(
       synthesis.rootTemplate().Outputs!.RestApiUrl.Value,
+    );
+    // The authorization server holds the main table only: no queue, no dead-letter table, no credentials key.
+    const actions = actionsOf(statementsOfFunction(oauthFunctionId));
+    expect(actions.filter((action) => /^(sqs|kms):/.test(action))).toEqual([]);
+    expect(JSON.stringify(statementsOfFunction(oauthFunctionId))).not.toContain(
+      DEAD_LETTER_TABLE_DEFINITION.logicalName,
     );
   });
 });

@@ -4,7 +4,7 @@
  * client name is text like every other name.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { handleMcpApiRequest } from '../../shared/mcp/http-handler.js';
+import { toolServerApiRequest } from '../support/mcp.js';
 import { createTestRuntime, testClock, type TestRuntime } from '../support/store.js';
 
 const REDIRECT = 'http://127.0.0.1:3453/callback';
@@ -22,7 +22,7 @@ async function register(body: string): Promise<Response> {
     headers: { 'Content-Type': 'application/json' },
     body,
   });
-  return handleMcpApiRequest(runtime, request, { clientIp: `203.0.113.${++nextIp}` });
+  return toolServerApiRequest(runtime, request, { clientIp: `203.0.113.${++nextIp}` });
 }
 
 /** Nests `{ "a": … }` `depth` levels deep around 1. */
