@@ -32,7 +32,7 @@ import { entity } from '../store/keys.js';
  * Schema of a message body of either queue (see `PipelineMessage`: a delivery message, a replay's next batch, a job's
  * next batch or page, a message to send).
  */
-const DeliveryMessageSchema = z.discriminatedUnion('kind', [
+const PipelineMessageSchema = z.discriminatedUnion('kind', [
   z.object({
     kind: z.enum(['attempt', 'dead_letter']),
     team_id: z.uuid(),
@@ -82,7 +82,7 @@ function createQueueHandler<Message extends PipelineMessage>(
     } catch {
       body = null;
     }
-    const parsed = DeliveryMessageSchema.safeParse(body);
+    const parsed = PipelineMessageSchema.safeParse(body);
     if (!parsed.success) {
       logger.error('dropping malformed pipeline message', { message_id: record.messageId });
       return;

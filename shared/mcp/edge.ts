@@ -11,6 +11,7 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
 import { ProblemError } from '../errors.js';
 import { eventToRequest, responseToResult, type ApiGatewayResult } from '../http/api-gateway.js';
+import type { ResponseLine } from '../http/rest-pipeline.js';
 import type { Runtime } from '../runtime.js';
 import { mcpProblemResponse, withHeaders } from './responses.js';
 
@@ -20,14 +21,7 @@ export interface McpRequestContext {
   clientIp: string;
   requestId?: string;
   /** Called once per request with the final status (the local server logs a line). */
-  onResponse?: (line: {
-    method: string;
-    path: string;
-    status: number;
-    duration_ms: number;
-    request_id: string;
-    operation: string | null;
-  }) => void;
+  onResponse?: (line: ResponseLine) => void;
 }
 
 /**
