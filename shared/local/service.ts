@@ -14,10 +14,9 @@ import {
 } from '../http/api-gateway.js';
 import { MAX_BODY_BYTES } from '../http/rest-pipeline.js';
 import { MAX_MCP_BODY_BYTES } from '../mcp/responses.js';
-import { createMcpHandler } from '../mcp/lambda.js';
+import { createToolServerApiRouter } from './tool-server-api.js';
 import { PROTECTED_RESOURCE_METADATA_PATHS } from '../mcp/resource-metadata.js';
 import { isOAuthPath } from '../oauth/http-handler.js';
-import { createOAuthHandler } from '../oauth/lambda.js';
 import { createTables } from '../store/create-tables.js';
 import { startDynamoDbLocal, type DynamoDbLocalHandle } from '../store/dynamodb-local.js';
 import { createStore, type Store } from '../store/store.js';
@@ -180,8 +179,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
     });
     const logRequest = (line: Record<string, unknown>) => log(JSON.stringify({ type: 'request', ...line }));
     const rest = createRestHandler(() => runtime, { onResponse: logRequest });
-    const mcp = createMcpHandler(() => runtime, { onResponse: logRequest });
-    const oauth = createOAuthHandler(() => runtime, { onResponse: logRequest });
+    const toolServer = createToolServerApiRouter(() => runtime, { onResponse: logRequest });
     const served = servedHostnames(options.host);
     const logEarly = (request: IncomingMessage, path: string, status: number, requestId: string) =>
       logRequest({
@@ -265,13 +263,7 @@ export async function startLocalService(options: LocalServiceOptions): Promise<L
             await serveHookRequest(runtime, event).then(
               (result) => (logEarly(request, path, result.statusCode, result.headers['X-Request-Id'] ?? ''), result),
             );
-          const served = isOAuthPath(path)
-            ? oauth(event, lambdaContext)
-            : isMcp
-              ? mcp(event, lambdaContext)
-              : isHook
-                ? hook()
-                : rest(event, lambdaContext);
+          const served = isMcp ? toolServer(event, lambdaContext) : isHook ? hook() : rest(event, lambdaContext);
           served.then((result) => writeResult(response, result), fail);
         },
         (error: { type?: string; status?: number; message?: string }) => {

@@ -4,7 +4,7 @@
  * client name is text like every other name.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { toolServerApiRequest } from '../support/mcp.js';
+import { handleToolServerApiRequest } from '../../shared/local/tool-server-api.js';
 import { createTestRuntime, testClock, type TestRuntime } from '../support/store.js';
 
 const REDIRECT = 'http://127.0.0.1:3453/callback';
@@ -22,7 +22,7 @@ async function register(body: string): Promise<Response> {
     headers: { 'Content-Type': 'application/json' },
     body,
   });
-  return toolServerApiRequest(runtime, request, { clientIp: `203.0.113.${++nextIp}` });
+  return handleToolServerApiRequest(runtime, request, { clientIp: `203.0.113.${++nextIp}` });
 }
 
 /** Nests `{ "a": … }` `depth` levels deep around 1. */

@@ -15,7 +15,7 @@ import type { ActivityEntry } from '../../shared/domain/activity/schema.js';
 import { BUILT_IN_ROLE_IDS } from '../../shared/domain/roles/built-in.js';
 import { ensureTeamOwner } from '../../shared/domain/team-members/changes.js';
 import { inviteTeamMember } from '../../shared/domain/team-members/invitations.js';
-import { toolServerApiRequest } from '../support/mcp.js';
+import { handleToolServerApiRequest } from '../../shared/local/tool-server-api.js';
 import { RATE_LIMITS } from '../../shared/limits/rate-limit.js';
 import { lockTeam } from '../support/billing.js';
 import { rest } from '../support/calls.js';
@@ -62,7 +62,7 @@ function dashboard(
 }
 
 const call = (path: string, init: RequestInit & { ip: string }) =>
-  toolServerApiRequest(runtime, new Request(`${ORIGIN}${path}`, init), { clientIp: init.ip });
+  handleToolServerApiRequest(runtime, new Request(`${ORIGIN}${path}`, init), { clientIp: init.ip });
 
 /** The team's activity entries of `operation`, oldest first. */
 async function entriesOf(teamId: string, operation: string): Promise<ActivityEntry[]> {

@@ -6,11 +6,6 @@
  */
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { McpRequestContext } from '../../shared/mcp/edge.js';
-import { handleMcpApiRequest } from '../../shared/mcp/http-handler.js';
-import { isOAuthPath } from '../../shared/oauth/http-handler.js';
-import { handleOAuthApiRequest } from '../../shared/oauth/lambda.js';
-import type { Runtime } from '../../shared/runtime.js';
 
 /** The `Accept` header the streamable-HTTP transport requires on POST (JSON and SSE both listed). */
 const MCP_ACCEPT = 'application/json, text/event-stream';
@@ -203,18 +198,4 @@ export async function startBearerProxy(targetUrl: string, token: string | (() =>
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
-}
-
-/**
- * A request to the tool server's API as API Gateway routes it: the OAuth paths to the authorization server's function
- * (`handleOAuthApiRequest`), every other path to the tool server's (`handleMcpApiRequest`).
- */
-export function toolServerApiRequest(
-  runtime: Runtime,
-  request: Request,
-  context: McpRequestContext,
-): Promise<Response> {
-  return isOAuthPath(new URL(request.url).pathname)
-    ? handleOAuthApiRequest(runtime, request, context)
-    : handleMcpApiRequest(runtime, request, context);
 }
