@@ -71,26 +71,17 @@ export async function handleMcpHttpRequest(
   const method = request.method.toUpperCase();
   let rate: RateLimitState | null = null;
   let bodyRead: Promise<{ parsed: unknown; tooLarge: boolean }> | undefined;
-  let response: Response;
-  try {
-    response = await serve();
-  } catch (error) {
-    if (!(error instanceof ProblemError))
-      logger.error('unexpected error', { request_id: requestId, error: error as Error });
-    response = problemResponse(error, requestId);
-  }
-  const headers: Record<string, string> = { ...MCP_CORS_HEADERS, 'X-Request-Id': requestId };
-  if (rate) Object.assign(headers, rateLimitHeaders(rate));
-  response = withHeaders(response, headers);
-  context.onResponse?.({
-    method,
-    path: new URL(request.url).pathname,
-    status: response.status,
-    duration_ms: Math.round(performance.now() - started),
-    request_id: requestId,
-    operation: null,
+  return serveWithRequestId(request, { ...context, requestId }, async () => {
+    let response: Response;
+    try {
+      response = await serve();
+    } catch (error) {
+      if (!(error instanceof ProblemError))
+        logger.error('unexpected error', { request_id: requestId, error: error as Error });
+      response = problemResponse(error, requestId);
+    }
+    return withHeaders(response, rate ? { ...MCP_CORS_HEADERS, ...rateLimitHeaders(rate) } : MCP_CORS_HEADERS);
   });
-  return response;
 
   async function serve(): Promise<Response> {
     // Preflight: 204 before authentication, no token needed.
