@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
+import { startCapturingSmtpServer, type CapturingSmtpServer } from './mail.js';
 import { registerTestTables } from './store.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -30,15 +31,19 @@ function uniqueTableEnvironment(): { TABLE_NAME: string; DEAD_LETTER_TABLE_NAME:
 
 /**
  * Spawns `node --import tsx bin/local.ts` on a free port (PORT=0) against the test run's DynamoDB Local, without the
- * demo history (DEMO_HISTORY=0, unless `extraEnv` asks for it), and waits for its banner (≤ 120 s: a loaded machine
- * starts slowly). Throws with the process output when it does not start.
+ * demo history (DEMO_HISTORY=0, unless `extraEnv` asks for it), sending e-mail to a capturing SMTP server of the test
+ * (unless `extraEnv` names an `SMTP_URL`) rather than an embedded MailDev, whose loading costs about 2 s of CPU per
+ * process (`npm start`'s own test keeps MailDev); waits for its banner (≤ 120 s: a loaded machine starts slowly).
+ * Throws with the process output when it does not start.
  */
 export async function startLocalProcess(extraEnv: NodeJS.ProcessEnv = {}): Promise<LocalProcess> {
+  const mail: CapturingSmtpServer | undefined = extraEnv.SMTP_URL ? undefined : await startCapturingSmtpServer();
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     PORT: '0',
     HOST: '127.0.0.1',
     DEMO_HISTORY: '0',
+    ...(mail ? { SMTP_URL: mail.url } : {}),
     ...uniqueTableEnvironment(),
     ...extraEnv,
   };
@@ -67,6 +72,7 @@ export async function startLocalProcess(extraEnv: NodeJS.ProcessEnv = {}): Promi
   }
   if (child.exitCode !== null || !/Press Ctrl-C to stop/.test(output)) {
     child.kill('SIGKILL');
+    await mail?.close();
     throw new Error(`local server did not start:\n${output}`);
   }
   const field = (pattern: RegExp) => {
@@ -83,11 +89,11 @@ export async function startLocalProcess(extraEnv: NodeJS.ProcessEnv = {}): Promi
     env,
     output: () => output,
     async stop() {
-      if (child.exitCode !== null) return child.exitCode;
-      child.kill('SIGINT');
+      if (child.exitCode === null) child.kill('SIGINT');
       const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
       const code = await exited;
       clearTimeout(timer);
+      await mail?.close();
       return code;
     },
   };
