@@ -63,7 +63,8 @@ let axeScriptUrl: Promise<string> | undefined;
  */
 function axeUrl(): Promise<string> {
   axeScriptUrl ??= new Promise((resolve, reject) => {
-    const script = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'));
+    const require = createRequire(import.meta.url);
+    const script = readFileSync(require.resolve('axe-core/axe.min.js'));
     const server = createServer((_request, response) => {
       response.writeHead(200, { 'Content-Type': 'text/javascript', 'Cache-Control': 'public, max-age=3600' });
       response.end(script);
