@@ -15,7 +15,6 @@ import {
   isJobMessage,
   PREPARED_BODY_MAX_BYTES,
   type DeliveryQueueMessage,
-  type JobMessage,
   type PipelineMessage,
   type Runtime,
 } from '../runtime.js';
@@ -112,7 +111,7 @@ export function createDispatcherHandler(getRuntime: () => Runtime) {
 
 /** The job worker Lambda: the job queue's messages (messages to send, broadcasts, imports, audits, code batches). */
 export function createJobWorkerHandler(getRuntime: () => Runtime) {
-  return createQueueHandler(getRuntime, (message): message is JobMessage => isJobMessage(message), processJobMessage);
+  return createQueueHandler(getRuntime, isJobMessage, processJobMessage);
 }
 
 /** How many teams of one stream batch are fanned out at once (each team: 3 requests in a row, DESIGN D6). */
