@@ -3,6 +3,7 @@ import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
+import { DASHBOARD_AREAS, type DashboardArea } from '../shared/dashboard/areas.js';
 import { DASHBOARD_PATH } from '../shared/dashboard/http.js';
 import { fileEntry, type FunctionCode } from './function-code.js';
 import { tableActions } from './route-stack.js';
@@ -15,7 +16,7 @@ import { IDEMPOTENCY_LOCK_SECONDS } from '../shared/limits/idempotency.js';
 export interface DashboardProps {
   /** The REST API's HTTP API: the dashboard lives under its `/dashboard` path. */
   readonly httpApi: apigwv2.IHttpApi;
-  /** Shared function bundles (uses the `dashboard` bundle). */
+  /** Shared function bundles (uses the bundle of each dashboard area). */
   readonly code: FunctionCode;
   /** Both tables. */
   readonly tables: MembershipTables;
@@ -26,42 +27,64 @@ export interface DashboardProps {
 }
 
 /**
- * The dashboard (DESIGN D21): its own Lambda behind the REST API, routes `ANY /dashboard` and
- * `ANY /dashboard/{proxy+}`. It runs every operation (with the signed-in team member as principal), so
- * like the MCP Lambda it may use both tables with keyed operations and queries (no Scan, no
- * BatchWriteItem) and send to the delivery queue. No authorizer: the Lambda checks the session cookie.
+ * The dashboard (DESIGN D21): a Lambda per area of `DASHBOARD_AREAS` behind the REST API, each on the routes
+ * `ANY /dashboard<path>` and `ANY /dashboard<path>/{proxy+}` of its paths. Its pages run operations (with the signed-in
+ * team member as principal), so like the MCP Lambda each may use both tables with keyed operations and queries (no
+ * Scan, no BatchWriteItem) and send to the pipeline's queues. No authorizer: the Lambdas check the session cookie.
  */
 export class Dashboard extends Construct {
-  /** The dashboard Lambda. */
-  public readonly function: lambda.Function;
+  /** The dashboard's Lambdas, one per area, by function file. */
+  public readonly functions: Record<DashboardArea['functionFile'], lambda.Function>;
 
   constructor(scope: Construct, id: string, props: DashboardProps) {
     super(scope, id);
-    this.function = new ServiceFunction(this, 'Pages', {
-      code: props.code,
-      entry: fileEntry('dashboard'),
-      description: 'Dashboard: pages, passkey sign-in and actions for team members',
-      timeout: Duration.seconds(IDEMPOTENCY_LOCK_SECONDS),
-      environment: props.environment,
-    }).function;
-    props.tables.table.grant(this.function, ...tableActions('readWriteDelete'));
-    props.tables.deadLetterTable.grant(this.function, ...tableActions('readWriteDelete'));
-    grantSendToQueues(props.queues, this.function);
-    const integration = new HttpLambdaIntegration('PagesIntegration', this.function);
-    for (const [routeId, path] of [
-      ['RootRoute', DASHBOARD_PATH],
-      ['PagesRoute', `${DASHBOARD_PATH}/{proxy+}`],
-    ] as const) {
-      const route = new apigwv2.HttpRoute(this, routeId, {
-        httpApi: props.httpApi,
-        routeKey: apigwv2.HttpRouteKey.with(path, apigwv2.HttpMethod.ANY),
-        integration,
-      });
-      Validations.of(route).acknowledge({
-        id: 'AwsSolutions-APIG4',
-        reason:
-          'The dashboard authenticates team members itself (passkeys, a session cookie checked on every request, CSRF tokens on writes; DESIGN D21); sign-in pages are public by nature.',
-      });
-    }
+    const functions = DASHBOARD_AREAS.map((area, index) => {
+      // The main area keeps the ids it had when it was the only one.
+      const name = index === 0 ? '' : pascalCase(area.functionFile.replace(/^dashboard-/, ''));
+      const fn = new ServiceFunction(this, `${name}Pages`, {
+        code: props.code,
+        entry: fileEntry(area.functionFile),
+        description: `Dashboard: ${AREA_DESCRIPTIONS[area.functionFile]}`,
+        timeout: Duration.seconds(IDEMPOTENCY_LOCK_SECONDS),
+        environment: props.environment,
+      }).function;
+      props.tables.table.grant(fn, ...tableActions('readWriteDelete'));
+      // Only the main area's webhook pages retry and replay dead deliveries (the dead-letter table's copies).
+      if (area.functionFile === 'dashboard') props.tables.deadLetterTable.grant(fn, ...tableActions('readWriteDelete'));
+      grantSendToQueues(props.queues, fn);
+      const integration = new HttpLambdaIntegration(`${name}PagesIntegration`, fn);
+      for (const path of area.paths) {
+        const base = `${DASHBOARD_PATH}${path}`;
+        const routeName = index === 0 ? '' : pascalCase(path.slice(1));
+        for (const [routeId, key] of [
+          [`${routeName || 'Root'}Route`, base],
+          [`${routeName}PagesRoute`, `${base}/{proxy+}`],
+        ] as const) {
+          const route = new apigwv2.HttpRoute(this, routeId, {
+            httpApi: props.httpApi,
+            routeKey: apigwv2.HttpRouteKey.with(key, apigwv2.HttpMethod.ANY),
+            integration,
+          });
+          Validations.of(route).acknowledge({
+            id: 'AwsSolutions-APIG4',
+            reason:
+              'The dashboard authenticates team members itself (passkeys, a session cookie checked on every request, CSRF tokens on writes; DESIGN D21); sign-in pages are public by nature.',
+          });
+        }
+      }
+      return [area.functionFile, fn] as const;
+    });
+    this.functions = Object.fromEntries(functions) as Dashboard['functions'];
   }
 }
+
+/** Each area's Lambda description. */
+const AREA_DESCRIPTIONS: Record<DashboardArea['functionFile'], string> = {
+  dashboard: 'home, team, tokens, roles, billing, webhooks and static files for team members',
+  'dashboard-projects': 'projects and their plans, subscribers, subscriptions, codes, messages and audits',
+  'dashboard-sign-in': 'passkey sign-in, sign-in links, invitations and the member account',
+};
+
+/** `sign-in` → `SignIn`. */
+const pascalCase = (text: string) =>
+  text.replace(/(^|-)([a-z])/g, (_match, _dash, letter: string) => letter.toUpperCase());

@@ -18,6 +18,8 @@ export const FUNCTION_FILES = [
   'mcp',
   'oauth',
   'dashboard',
+  'dashboard-projects',
+  'dashboard-sign-in',
   'public-pages',
   'fan-out',
   'dispatcher',

@@ -140,12 +140,15 @@ export class MembershipServiceStack extends Stack {
     const toolOperations = (props.operations ?? OPERATIONS).filter((operation) => operation.tool);
     const toolKeyUse = credentialKeyUse(toolOperations);
     if (toolKeyUse !== 'none') this.credentialsKey.key.grant(this.mcpApi.function, ...credentialKeyActions(toolKeyUse));
-    // The dashboard runs every operation, and its rotation of an endpoint secret opens the old one to keep
-    // it signing (DESIGN D8) besides sealing the new one.
-    this.credentialsKey.key.grant(this.restApi.dashboard.function, ...credentialKeyActions('open-and-seal'));
-    // The operations that send e-mail themselves (invitations, D19) run on their routes, the dashboard and, as tools,
-    // on the tool server.
-    grantMailSending(this.restApi.dashboard.function, props.mailFrom);
+    // The dashboard's main area rotates endpoint secrets, opening the old one to keep it signing (DESIGN D8) besides
+    // sealing the new one; its projects area connects bots and providers (seals) and moderates (opens). Sign-in
+    // holds no credential.
+    const dashboard = this.restApi.dashboard.functions;
+    for (const fn of [dashboard.dashboard, dashboard['dashboard-projects']])
+      this.credentialsKey.key.grant(fn, ...credentialKeyActions('open-and-seal'));
+    // The operations that send e-mail themselves (invitations, D19) run on their routes, the dashboard's main area
+    // (the team's members page) and, as tools, on the tool server.
+    grantMailSending(dashboard.dashboard, props.mailFrom);
     if (toolOperations.some((operation) => operation.sendsEmail))
       grantMailSending(this.mcpApi.function, props.mailFrom);
 

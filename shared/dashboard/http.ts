@@ -16,6 +16,9 @@ export { doubleSubmitToken } from '../web/csrf.js';
 
 /** The path every dashboard page lives under; the session cookie is scoped to it (DESIGN D21). */
 export const DASHBOARD_PATH = '/dashboard';
+/** The dashboard page of one subscriber, where their subscriptions are listed with their actions. */
+export const subscriberPath = (projectId: string, subscriberId: string) =>
+  `${DASHBOARD_PATH}/projects/${projectId}/subscribers/${subscriberId}`;
 /** The session cookie (DESIGN D21). */
 const SESSION: WebCookie = { name: 'dashboard_session', path: DASHBOARD_PATH, sameSite: 'Strict' };
 /** The session cookie's name. */

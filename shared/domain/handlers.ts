@@ -80,6 +80,9 @@ const INTERNAL_HANDLERS = {
   ...accessCodesInternalHandlers,
 } satisfies Record<InternalOperationId, unknown>;
 
+/** Every routed and internal operation's handler type, by operation id (pages pick theirs: `pageOperations`). */
+export type OperationHandlers = typeof HANDLERS & typeof INTERNAL_HANDLERS;
+
 const ALL_HANDLERS: Record<OperationId | InternalOperationId, unknown> = { ...HANDLERS, ...INTERNAL_HANDLERS };
 
 /** The handler of a routed or internal operation (its input was validated by the definition's schemas). */

@@ -75,7 +75,7 @@ describe('e-mail sending on AWS', () => {
   it('gives the functions that send e-mail MAIL_FROM and SendEmail/SendRawEmail on the sender’s domain and address identities only', () => {
     const { resources } = withSender;
     // The job worker (messages), the deadline worker (gifts), and wherever an operation that sends e-mail itself runs:
-    // its route, the dashboard (every operation) and, for a tool, the tool server.
+    // its route, the dashboard's main area (the team's members page) and, for a tool, the tool server.
     const emailing = OPERATIONS.filter((operation) => operation.sendsEmail);
     expect(emailing.map((operation) => operation.id)).toEqual(['inviteTeamMember']);
     const expected = [

@@ -340,6 +340,8 @@ describe('least-privilege IAM (DESIGN D23)', () => {
       ['mcp', both],
       ['oauth', main],
       ['dashboard', both],
+      ['dashboard-projects', main],
+      ['dashboard-sign-in', main],
       ['public-pages', main],
       ['deadlines', main],
       ['dispatcher', [DEAD_LETTER_TABLE_DEFINITION.logicalName]],

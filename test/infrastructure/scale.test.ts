@@ -1,3 +1,4 @@
+import { DASHBOARD_AREAS } from '../../shared/dashboard/areas.js';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -130,7 +131,9 @@ describe('150 generated routes', () => {
       expect(integration.Type).toBe('AWS::ApiGatewayV2::Integration');
       functionIds.add(refId(integration.Properties.IntegrationUri));
     }
-    expect(functionIds.size).toBe(routes.length - 3); // the dashboard's two routes share its Lambda; `/join`, `/portal` and the unsubscribe page share the public pages'
+    // Each dashboard area's routes share its Lambda; `/join`, `/portal` and the unsubscribe page share the public pages'.
+    const dashboardRoutes = DASHBOARD_AREAS.reduce((count, area) => count + 2 * area.paths.length, 0);
+    expect(functionIds.size).toBe(routes.length - (dashboardRoutes - DASHBOARD_AREAS.length) - 2);
     const handlers = Object.values(resources)
       .filter((r) => r.Type === 'AWS::Lambda::Function')
       .map((r) => r.Properties.Handler)

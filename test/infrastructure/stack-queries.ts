@@ -1,3 +1,4 @@
+import { DASHBOARD_AREAS } from '../../shared/dashboard/areas.js';
 import { beforeAll, expect } from 'vitest';
 import {
   synthesizeWithStubBundles,
@@ -150,8 +151,9 @@ export const expectedRouteKeys = (operations: readonly RegisteredOperation[]): s
     ...operations.map(routeKey),
     ...HOOK_ROUTES.map((hook) => `${hook.method} ${hook.path}`),
     '$default',
-    'ANY /dashboard',
-    'ANY /dashboard/{proxy+}',
+    ...DASHBOARD_AREAS.flatMap((area) =>
+      area.paths.flatMap((path) => [`ANY /dashboard${path}`, `ANY /dashboard${path}/{proxy+}`]),
+    ),
     'ANY /join/{proxy+}',
     'ANY /portal/{proxy+}',
     `ANY ${UNSUBSCRIBE_PATH}`,

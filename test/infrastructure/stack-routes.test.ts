@@ -62,7 +62,7 @@ describe('tables', () => {
 });
 
 describe('REST API', () => {
-  it('has one route per operation of the registry, keyed by routeKey, plus $default and the dashboard’s two, with no authorizer', () => {
+  it('has one route per operation of the registry, keyed by routeKey, plus $default and the dashboard areas’ two per path, with no authorizer', () => {
     const routes = restRoutes();
     expect(routes.map(([, r]) => r.Properties.RouteKey).sort()).toEqual(expectedRouteKeys(OPERATIONS));
     for (const [, r] of routes) expect(r.Properties.AuthorizationType).toBe('NONE');
@@ -209,7 +209,7 @@ describe('credentials key (DESIGN D16)', () => {
       expect(fn.Properties.Environment.Variables.CREDENTIALS_KMS_KEY_ID, id).toEqual({ 'Fn::GetAtt': [keyId, 'Arn'] });
   });
 
-  it('lets only the functions that open or seal credentials use it: the connecting route opens and seals, endpoint creation and rotation seal, moderation, access, the hooks, the public pages, the deadline worker and the dispatcher open; MCP and the dashboard do both', () => {
+  it('lets only the functions that open or seal credentials use it: the connecting route opens and seals, endpoint creation and rotation seal, moderation, access, the hooks, the public pages, the deadline worker and the dispatcher open; MCP and the dashboard’s main and projects areas do both, its sign-in area neither', () => {
     const users = new Map<string, string[]>();
     for (const [functionId, fn] of ofType('AWS::Lambda::Function')) {
       const actions = actionsOf(statementsOfFunction(functionId))
@@ -222,8 +222,9 @@ describe('credentials key (DESIGN D16)', () => {
     // API's rotation keeps no old secret) only makes a data key; MCP and the dashboard run those and more.
     for (const name of ['createWebhookEndpoint', 'rotateWebhookEndpointSecret'])
       expect(users.get(name), name).toEqual(['kms:GenerateDataKey']);
-    for (const name of ['mcp', 'dashboard'])
+    for (const name of ['mcp', 'dashboard', 'dashboard-projects'])
       expect(users.get(name), name).toEqual(['kms:Decrypt', 'kms:GenerateDataKey']);
+    expect(users.has('dashboard-sign-in')).toBe(false);
     for (const name of [
       'disconnectProjectBot',
       'linkProjectResource',

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ABILITY_VALUES, type Ability } from '../../shared/catalogues/abilities.js';
 import { handleDashboardRequest } from '../../shared/dashboard/router.js';
-import { runAnyOperation } from '../../shared/web/run-any-operation.js';
+import { runAnyOperation, dashboardEvent } from '../support/calls.js';
 import { createSession } from '../../shared/dashboard/sessions.js';
 import { changeTier, markInvoicePaymentFailed } from '../../shared/domain/billing/changes.js';
 import { listBillingInvoices } from '../../shared/domain/billing/reads.js';
@@ -21,7 +21,6 @@ import { ensureTeamOwner } from '../../shared/domain/team-members/changes.js';
 import { acceptTeamInvitation, inviteTeamMember } from '../../shared/domain/team-members/invitations.js';
 import type { PlatformAdapter } from '../../shared/platforms/platform-adapter.js';
 import { createTestRuntime, seedTeam, testClock } from '../support/store.js';
-import { dashboardEvent } from '../support/calls.js';
 
 /**
  * A team on `tier` with its owner; `signIn` opens a session for the owner or for a new member holding only `abilities`,

@@ -8,13 +8,12 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { handleDashboardRequest } from '../../shared/dashboard/router.js';
-import { runAnyOperation } from '../../shared/web/run-any-operation.js';
+import { runAnyOperation, dashboardEvent } from '../support/calls.js';
 import { createSession } from '../../shared/dashboard/sessions.js';
 import { createProject } from '../../shared/domain/projects/creation.js';
 import { BUILT_IN_ROLE_IDS } from '../../shared/domain/roles/built-in.js';
 import { inviteTeamMember, acceptTeamInvitation } from '../../shared/domain/team-members/invitations.js';
 import { world } from '../support/fixtures/dashboard.js';
-import { dashboardEvent } from '../support/calls.js';
 
 describe('membership screens', () => {
   it('show a viewer the role, group, plan, billing and subscription actions disabled with the ability named', async () => {

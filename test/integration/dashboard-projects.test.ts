@@ -8,13 +8,12 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSession } from '../../shared/dashboard/sessions.js';
 import { handleDashboardRequest } from '../../shared/dashboard/router.js';
-import { runAnyOperation } from '../../shared/web/run-any-operation.js';
+import { runAnyOperation, dashboardEvent } from '../support/calls.js';
 import { localKeyEncryptionKey } from '../../shared/credentials/local-key.js';
 import { ensureTeamOwner } from '../../shared/domain/team-members/changes.js';
 import type { Project } from '../../shared/domain/projects/schema.js';
 import { createTestRuntime, seedTeam, testClock } from '../support/store.js';
 import { startFakeBotApi, type FakeBotApi } from '../support/telegram-bot-api.js';
-import { dashboardEvent } from '../support/calls.js';
 
 const PUBLIC_BASE_URL = 'https://members.example';
 let telegram: FakeBotApi;

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { memberPrincipal } from '../../shared/auth/principal.js';
 import { handleDashboardRequest } from '../../shared/dashboard/router.js';
-import { runAnyOperation } from '../../shared/web/run-any-operation.js';
+import { runAnyOperation, dashboardEvent } from '../support/calls.js';
 import {
   SESSION_IDLE_MS,
   SIGN_IN_LINK_LIFETIME_MS,
@@ -33,7 +33,6 @@ import { keys } from '../../shared/store/keys.js';
 import { lockTeam } from '../support/billing.js';
 import { createTestRuntime, seedTeam, testClock } from '../support/store.js';
 import { world } from '../support/fixtures/dashboard.js';
-import { dashboardEvent } from '../support/calls.js';
 
 describe('sign-in links and sessions', () => {
   it('a sign-in link works once, for 15 minutes, and never for a removed member', async () => {

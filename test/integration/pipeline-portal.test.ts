@@ -9,7 +9,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../shared/clock.js';
 import { localKeyEncryptionKey } from '../../shared/credentials/local-key.js';
-import { runAnyOperation } from '../../shared/web/run-any-operation.js';
+import { runAnyOperation, rest } from '../support/calls.js';
 import { listActivity } from '../../shared/domain/activity/repository.js';
 import type { ActivityEntry } from '../../shared/domain/activity/schema.js';
 import { createPortalLink, subscriberPrincipal } from '../../shared/domain/portal-sessions/links.js';
@@ -19,7 +19,6 @@ import { membershipCommand } from '../../shared/hooks/membership-command.js';
 import { stripeHook } from '../../shared/hooks/stripe.js';
 import { handlePublicRequest } from '../../shared/public-pages/router.js';
 import { lockTeam } from '../support/billing.js';
-import { rest } from '../support/calls.js';
 import { createTestRuntime, seedTeam, testClock, type TestRuntime } from '../support/store.js';
 import { startFakeStripeApi, type FakeStripeApi } from '../support/stripe-api.js';
 import {

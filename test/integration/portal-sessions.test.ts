@@ -9,7 +9,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../shared/clock.js';
 import { localKeyEncryptionKey } from '../../shared/credentials/local-key.js';
-import { runAnyOperation } from '../../shared/web/run-any-operation.js';
+import { runAnyOperation, rest } from '../support/calls.js';
 import {
   PORTAL_LINK_LIFETIME_MS,
   PORTAL_SESSION_IDLE_MS,
@@ -21,7 +21,6 @@ import {
 } from '../../shared/domain/portal-sessions/links.js';
 import { ProblemError } from '../../shared/errors.js';
 import { expectRestProblem, scanTable } from '../support/guarantees.js';
-import { rest } from '../support/calls.js';
 import { createTestRuntime, seedTeam, testClock, type TestRuntime } from '../support/store.js';
 
 let clock: ManualClock;

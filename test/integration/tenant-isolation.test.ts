@@ -19,7 +19,7 @@ import { AUTHENTICATED } from '../../shared/operations/definition.js';
 import { OPERATIONS, type RegisteredOperation } from '../../shared/operations/registry.js';
 import { TOOL_TABLE } from '../../shared/mcp/tools.js';
 import { createWorld, expectNoneOf, expectProblem, teamPartitionSnapshot, type World } from '../support/guarantees.js';
-import { rest, tool } from '../support/calls.js';
+import { rest, tool, runAnyOperation } from '../support/calls.js';
 import { createTestRuntime, seedToken, testClock, type TestRuntime } from '../support/store.js';
 import {
   TEAM_WIDE,
@@ -30,7 +30,6 @@ import {
   type WalkCase,
 } from '../isolation/cases.js';
 import portalCases from '../isolation/portal-sessions.js';
-import { runAnyOperation } from '../../shared/web/run-any-operation.js';
 import { subscriberPrincipal } from '../../shared/domain/portal-sessions/links.js';
 import type { OperationId } from '../../shared/operations/registry.js';
 

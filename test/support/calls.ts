@@ -13,6 +13,10 @@ import { handleRestRequest } from '../../shared/http/rest-handler.js';
 import { handleMcpHttpRequest } from '../../shared/mcp/http-handler.js';
 import { callTool, type ToolCallResult } from '../../shared/mcp/tools.js';
 import type { Runtime } from '../../shared/runtime.js';
+import { handlerOf } from '../../shared/domain/handlers.js';
+import type { AnyHandler } from '../../shared/operations/handler.js';
+import type { InternalOperationId, OperationId } from '../../shared/operations/registry.js';
+import { runOperation, type OperationOutcome } from '../../shared/web/run-operation.js';
 import { toRaw, type RawMcpResponse } from './mcp.js';
 
 // ---------------------------------------------------------------------------------------------------
@@ -201,6 +205,23 @@ export function dashboardEvent(method: string, path: string, call: DashboardCall
     body: form,
     isBase64Encoded: false,
   } as never;
+}
+
+/**
+ * Runs any routed or internal operation through the pipeline as a dashboard page does (`runOperation` on the
+ * `dashboard` surface) with its own handler, or `options.handler`; for tests that act as a page without its HTML.
+ */
+export function runAnyOperation<T = unknown>(
+  runtime: Runtime,
+  principal: Principal | null,
+  operationId: OperationId | InternalOperationId,
+  input: Record<string, unknown>,
+  options: Omit<Parameters<typeof runOperation>[4], 'handler'> & { handler?: AnyHandler },
+): Promise<OperationOutcome<T>> {
+  return runOperation<T>(runtime, principal, operationId, input, {
+    ...options,
+    handler: options.handler ?? handlerOf(operationId),
+  });
 }
 
 /** Sends a dashboard request through the dashboard router; resolves to its API Gateway result. */

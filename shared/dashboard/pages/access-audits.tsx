@@ -23,8 +23,23 @@ import { ActionButton, ActionForm } from '../form-controls.js';
 import { Page } from '../layout.js';
 import { Fragment, h, type Html } from '../../web/html.js';
 import { formText, htmlResult, type SignedInRequest } from '../http.js';
-import { read, write } from './kit.js';
+import { pageOperations } from './kit.js';
+import {
+  getLatestAccessAudit,
+  getAccessAuditSettings,
+  createAccessAudit,
+  repairAccessAuditFinding,
+  updateAccessAuditSettings,
+} from '../../domain/access-audits/handlers.js';
 import { ProjectTabs, projectOr, projectProblemPage } from './projects.js';
+
+const { read, write } = pageOperations({
+  getLatestAccessAudit,
+  getAccessAuditSettings,
+  createAccessAudit,
+  repairAccessAuditFinding,
+  updateAccessAuditSettings,
+});
 
 /**
  * A project's access audit (DESIGN D21, D34): the latest audit's status and counts, its findings with a one-click

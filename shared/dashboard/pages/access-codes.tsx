@@ -19,8 +19,12 @@ import { ActionForm } from '../form-controls.js';
 import { Page } from '../layout.js';
 import { Fragment, h, type Html } from '../../web/html.js';
 import { formText, htmlResult, type SignedInRequest } from '../http.js';
-import { read, write, type ListPage } from './kit.js';
+import { pageOperations, type ListPage } from './kit.js';
+import { listAccessCodes, generateAccessCodes, revokeAccessCode } from '../../domain/access-codes/handlers.js';
+import { listPlans } from '../../domain/plans/handlers.js';
 import { ProjectTabs, projectOr, projectProblemPage } from './projects.js';
+
+const { read, write } = pageOperations({ listAccessCodes, generateAccessCodes, revokeAccessCode, listPlans });
 
 /** A project's access codes (DESIGN D21): generate a batch (shown once, CSV download), list by suffix, revoke. */
 

@@ -6,7 +6,10 @@ import { Badge, DataTable, Listing, When } from '../components.js';
 import { Page } from '../layout.js';
 import { h } from '../../web/html.js';
 import { htmlResult, type SignedInRequest } from '../http.js';
-import { read, type ListPage } from './kit.js';
+import { pageOperations, type ListPage } from './kit.js';
+import { listActivity } from '../../domain/activity/handlers.js';
+
+const { read } = pageOperations({ listActivity });
 
 /** `GET /dashboard/activity`: the activity log, filtered by token, member or operation. */
 export async function activityPage(request: SignedInRequest): Promise<ApiGatewayResult> {

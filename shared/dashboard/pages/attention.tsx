@@ -12,10 +12,24 @@ import type { Project } from '../../domain/projects/schema.js';
 import type { WebhookEndpoint } from '../../domain/webhook-endpoints/schema.js';
 import { When } from '../components.js';
 import { Fragment, h, type Html } from '../../web/html.js';
-import type { SignedInRequest } from '../http.js';
+import { subscriberPath, type SignedInRequest } from '../http.js';
 import type { OperationOutcome } from '../../web/run-operation.js';
-import { read, type ListPage } from './kit.js';
-import { subscriberPath } from './subscribers.js';
+import { pageOperations, type ListPage } from './kit.js';
+import { listWebhookEndpoints } from '../../domain/webhook-endpoints/handlers.js';
+import { getBilling } from '../../domain/billing/handlers.js';
+import { listMembers } from '../../domain/members/handlers.js';
+import { getLatestAccessAudit } from '../../domain/access-audits/handlers.js';
+import { listPayments } from '../../domain/payments/handlers.js';
+import { getSubscriber } from '../../domain/subscribers/handlers.js';
+
+const { read } = pageOperations({
+  listWebhookEndpoints,
+  getBilling,
+  listMembers,
+  getLatestAccessAudit,
+  listPayments,
+  getSubscriber,
+});
 
 /**
  * "Needs attention" on the home and project pages (DESIGN D21): past-due subscriptions and failed payments

@@ -18,7 +18,10 @@ import { ActionButton } from '../form-controls.js';
 import { Page } from '../layout.js';
 import { Fragment, h, type Html } from '../../web/html.js';
 import { formText, htmlResult, redirectResult, type SignedInRequest } from '../http.js';
-import { read, write, type ListPage } from './kit.js';
+import { pageOperations, type ListPage } from './kit.js';
+import { getBilling, listBillingInvoices, changeBillingTier } from '../../domain/billing/handlers.js';
+
+const { read, write } = pageOperations({ getBilling, listBillingInvoices, changeBillingTier });
 
 /**
  * Billing (DESIGN D20, D21): the team's own tier with its limits and usage, the billing status and lock

@@ -21,8 +21,12 @@ import { Page } from '../layout.js';
 import { h, type Html } from '../../web/html.js';
 import { formText, formValues, htmlResult, type SignedInRequest } from '../http.js';
 import type { OperationOutcome } from '../../web/run-operation.js';
-import { read, write, type ListPage } from './kit.js';
+import { pageOperations, type ListPage } from './kit.js';
+import { listPlans } from '../../domain/plans/handlers.js';
+import { listBroadcasts, createBroadcast } from '../../domain/messages/handlers.js';
 import { ProjectTabs, projectOr, projectProblemPage } from './projects.js';
+
+const { read, write } = pageOperations({ listPlans, listBroadcasts, createBroadcast });
 
 /**
  * A project's broadcasts (DESIGN D21, D32): compose one (audience by plans and statuses, subject, text, delivery) and

@@ -12,9 +12,13 @@ import { ActionButton } from '../form-controls.js';
 import { Page } from '../layout.js';
 import { h } from '../../web/html.js';
 import { formText, htmlResult, redirectResult, type SignedInRequest } from '../http.js';
-import { read, write, type ListPage } from './kit.js';
+import { pageOperations, type ListPage } from './kit.js';
+import { getSubscription, changeSubscriptionPlan } from '../../domain/subscriptions/handlers.js';
+import { listPlans, getPlan } from '../../domain/plans/handlers.js';
 import { ProjectTabs, planInterval, projectOr, projectProblemPage } from './projects.js';
 import { subscriberReturnTo, subscriptionPath, subscriptionsPage } from './subscriptions.js';
+
+const { read, write } = pageOperations({ getSubscription, changeSubscriptionPlan, listPlans, getPlan });
 
 /**
  * Changing a subscription's plan from the dashboard (DESIGN D15, D21): the project's other active plans in

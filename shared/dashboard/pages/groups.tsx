@@ -11,8 +11,25 @@ import { ActionButton, ActionForm, NameDescriptionFields } from '../form-control
 import { Page } from '../layout.js';
 import { h, type Html } from '../../web/html.js';
 import { formText, formValues, htmlResult, redirectResult, type SignedInRequest } from '../http.js';
-import { listOrEmpty, read, write } from './kit.js';
+import { pageOperations } from './kit.js';
+import { listRoles } from '../../domain/roles/handlers.js';
+import { listTeamMembers } from '../../domain/team-members/handlers.js';
+import {
+  createGroup as createGroupHandler,
+  getGroup,
+  updateGroup as updateGroupHandler,
+  deleteGroup as deleteGroupHandler,
+} from '../../domain/groups/handlers.js';
 import { ROLES } from './roles.js';
+
+const { listOrEmpty, read, write } = pageOperations({
+  listRoles,
+  listTeamMembers,
+  createGroup: createGroupHandler,
+  getGroup,
+  updateGroup: updateGroupHandler,
+  deleteGroup: deleteGroupHandler,
+});
 
 /**
  * Groups (DESIGN D19, D21): created, edited (name, roles, members) and deleted from the roles page; every

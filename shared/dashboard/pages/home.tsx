@@ -9,7 +9,11 @@ import { FiguresCard } from '../figures.js';
 import { h } from '../../web/html.js';
 import { htmlResult, type SignedInRequest } from '../http.js';
 import { NeedsAttention, teamAttention } from './attention.js';
-import { read, type ListPage } from './kit.js';
+import { pageOperations, type ListPage } from './kit.js';
+import { listProjects } from '../../domain/projects/handlers.js';
+import { getTeamMetrics } from '../../domain/metrics/handlers.js';
+
+const { read } = pageOperations({ listProjects, getTeamMetrics });
 
 /**
  * `GET /dashboard`: the team at a glance: the team's facts, what needs attention, and the team's figures with their

@@ -9,8 +9,15 @@ import { CsrfField, IdempotencyField, Notice } from '../components.js';
 import { Page } from '../layout.js';
 import { Fragment, h } from '../../web/html.js';
 import { formText, htmlResult, redirectResult, type SignedInRequest } from '../http.js';
-import { runAnyOperation } from '../../web/run-any-operation.js';
-import { read, type ListPage } from './kit.js';
+import { tokensInternalHandlers } from '../../domain/tokens/internal-handlers.js';
+import { pageOperations, type ListPage } from './kit.js';
+import { listProjects } from '../../domain/projects/handlers.js';
+
+const { read, write } = pageOperations({
+  listProjects,
+  approveOAuthConsent: tokensInternalHandlers.approveOAuthConsent,
+  denyOAuthConsent: tokensInternalHandlers.denyOAuthConsent,
+});
 
 /**
  * The consent screen of the tool server's OAuth authorization server (DESIGN D30): `/oauth/authorize`
@@ -185,12 +192,10 @@ export async function answerConsent(request: SignedInRequest): Promise<ApiGatewa
   const allow =
     formText(request.form, 'decision') === 'allow' && (!pending || grantable(request, pending).includes('mcp:full'));
   const projectId = formText(request.form, 'project_id');
-  const answered = await runAnyOperation<{ redirect_to: string }>(
-    request.runtime,
-    request.viewer.principal,
+  const answered = await write<{ redirect_to: string }>(
+    request,
     allow ? 'approveOAuthConsent' : 'denyOAuthConsent',
     allow && projectId ? { request: requestId, project_id: projectId } : { request: requestId },
-    { requestId: request.requestId, idempotencyKey: formText(request.form, 'idempotency_key') },
   );
   if (!answered.ok) return expiredPage(request);
   return withRedirectOrigin(redirectResult(answered.result.redirect_to), answered.result.redirect_to);

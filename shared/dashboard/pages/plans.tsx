@@ -9,9 +9,26 @@ import { ActionForm } from '../form-controls.js';
 import { Page } from '../layout.js';
 import { Fragment, h, type Html } from '../../web/html.js';
 import { htmlResult, redirectResult, type SignedInRequest } from '../http.js';
-import { read, write } from './kit.js';
+import { pageOperations } from './kit.js';
+import {
+  createPlan as createPlanHandler,
+  getPlan,
+  updatePlan as updatePlanHandler,
+  activatePlan,
+  deactivatePlan,
+  syncPlan,
+} from '../../domain/plans/handlers.js';
 import { PlanForm, planInputOf, valuesOfForm, valuesOfPlan, type PlanValues } from './plan-form.js';
 import { ProjectTabs, projectOr, projectProblemPage } from './projects.js';
+
+const { read, write } = pageOperations({
+  createPlan: createPlanHandler,
+  getPlan,
+  updatePlan: updatePlanHandler,
+  activatePlan,
+  deactivatePlan,
+  syncPlan,
+});
 
 /**
  * Plans of a project (DESIGN D16, D21, D22): create a plan, change it, activate or deactivate (archive)

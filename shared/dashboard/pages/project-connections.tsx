@@ -5,8 +5,25 @@ import type { Project, ProjectResource } from '../../domain/projects/schema.js';
 import { Notice } from '../components.js';
 import { h } from '../../web/html.js';
 import { formText, type SignedInRequest } from '../http.js';
-import { write } from './kit.js';
+import { pageOperations } from './kit.js';
+import {
+  connectProjectBot,
+  disconnectProjectBot,
+  connectProjectPaymentProvider,
+  disconnectProjectPaymentProvider,
+  linkProjectResource,
+  unlinkProjectResource,
+} from '../../domain/projects/handlers.js';
 import { settingsPage } from './project-settings.js';
+
+const { write } = pageOperations({
+  connectProjectBot,
+  disconnectProjectBot,
+  connectProjectPaymentProvider,
+  disconnectProjectPaymentProvider,
+  linkProjectResource,
+  unlinkProjectResource,
+});
 
 /**
  * The settings page's connection actions (DESIGN D16, D22): connect and disconnect the bot, connect Stripe

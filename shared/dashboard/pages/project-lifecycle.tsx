@@ -9,9 +9,24 @@ import { ActionButton, ActionForm, NameDescriptionFields } from '../form-control
 import { Page } from '../layout.js';
 import { h } from '../../web/html.js';
 import { formText, htmlResult, redirectResult, type SignedInRequest } from '../http.js';
-import { write } from './kit.js';
+import { pageOperations } from './kit.js';
+import {
+  createProject as createProjectHandler,
+  updateProject as updateProjectHandler,
+  archiveProject,
+  unarchiveProject,
+  deleteProject as deleteProjectHandler,
+} from '../../domain/projects/handlers.js';
 import { projectOr, projectProblemPage, ProjectTabs } from './projects.js';
 import { settingsPage } from './project-settings.js';
+
+const { write } = pageOperations({
+  createProject: createProjectHandler,
+  updateProject: updateProjectHandler,
+  archiveProject,
+  unarchiveProject,
+  deleteProject: deleteProjectHandler,
+});
 
 /**
  * A project's lifecycle from the dashboard (DESIGN D21): create (`createProject`), edit name and

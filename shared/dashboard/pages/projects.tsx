@@ -13,7 +13,12 @@ import { h, type Html } from '../../web/html.js';
 import { htmlResult, type SignedInRequest } from '../http.js';
 import type { OperationOutcome } from '../../web/run-operation.js';
 import { NeedsAttention, projectAttention } from './attention.js';
-import { read, type ListPage } from './kit.js';
+import { pageOperations, type ListPage } from './kit.js';
+import { listProjects, getProject } from '../../domain/projects/handlers.js';
+import { listPlans } from '../../domain/plans/handlers.js';
+import { getProjectMetrics } from '../../domain/metrics/handlers.js';
+
+const { read } = pageOperations({ listProjects, getProject, listPlans, getProjectMetrics });
 
 /**
  * The projects screens (DESIGN D21): the list with bot and payment provider state (and "New project"), and a project

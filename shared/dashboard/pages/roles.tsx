@@ -12,7 +12,28 @@ import { RoleForm, roleValuesOf, type RoleValues } from './role-form.js';
 import { Page } from '../layout.js';
 import { Fragment, h } from '../../web/html.js';
 import { htmlResult, redirectResult, type SignedInRequest } from '../http.js';
-import { listOrEmpty, read, write, type ListPage } from './kit.js';
+import { pageOperations, type ListPage } from './kit.js';
+import {
+  listRoles,
+  createRole as createRoleHandler,
+  getRole,
+  updateRole as updateRoleHandler,
+  deleteRole as deleteRoleHandler,
+} from '../../domain/roles/handlers.js';
+import { listGroups } from '../../domain/groups/handlers.js';
+import { listProjects } from '../../domain/projects/handlers.js';
+import { listTeamMembers } from '../../domain/team-members/handlers.js';
+
+const { listOrEmpty, read, write } = pageOperations({
+  listRoles,
+  createRole: createRoleHandler,
+  getRole,
+  updateRole: updateRoleHandler,
+  deleteRole: deleteRoleHandler,
+  listGroups,
+  listProjects,
+  listTeamMembers,
+});
 
 /**
  * Roles and groups (DESIGN D19, D21; a team member's roles are `team-member-roles.tsx`): custom roles are created and

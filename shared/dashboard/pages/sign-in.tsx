@@ -26,8 +26,11 @@ import {
 } from '../passkeys.js';
 import type { AcceptedTeamInvitation } from '../../domain/team-members/schema.js';
 import { findMember } from '../../domain/team-members/records.js';
-import { runAnyOperation } from '../../web/run-any-operation.js';
+import { acceptTeamInvitation } from '../../domain/team-members/handlers.js';
+import { pageOperations } from './kit.js';
 import { activateSession, consumeSignInLink, createSession, revokeSession } from '../sessions.js';
+
+const { runPublic } = pageOperations({ acceptTeamInvitation });
 
 /**
  * Signing in and out of the dashboard (DESIGN D21): the sign-in page (passkey), one-time sign-in links,
@@ -148,13 +151,7 @@ export async function invitationPage(request: DashboardRequest): Promise<ApiGate
  */
 export async function acceptInvitation(request: DashboardRequest): Promise<ApiGatewayResult> {
   const token = request.form.get('token')?.trim() ?? '';
-  const accepted = await runAnyOperation<AcceptedTeamInvitation>(
-    request.runtime,
-    null,
-    'acceptTeamInvitation',
-    { token },
-    { requestId: request.requestId, clientIp: request.ip },
-  );
+  const accepted = await runPublic<AcceptedTeamInvitation>(request, 'acceptTeamInvitation', { token });
   if (!accepted.ok) return problemDocumentPage('Join the team', accepted.problem);
   try {
     const { cookieValue } = await createSession(request.runtime.store, request.runtime.clock, {

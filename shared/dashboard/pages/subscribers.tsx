@@ -21,10 +21,30 @@ import {
 import { ActionButton } from '../form-controls.js';
 import { Page } from '../layout.js';
 import { h, type Html } from '../../web/html.js';
-import { formText, htmlResult, redirectResult, type SignedInRequest } from '../http.js';
-import { collect, read, write, type ListPage } from './kit.js';
+import { formText, htmlResult, redirectResult, subscriberPath, type SignedInRequest } from '../http.js';
+import { pageOperations, type ListPage } from './kit.js';
+import {
+  getSubscriber,
+  listSubscribers,
+  banSubscriber,
+  unbanSubscriber,
+  kickSubscriber,
+} from '../../domain/subscribers/handlers.js';
+import { listSubscriptions, createSubscription } from '../../domain/subscriptions/handlers.js';
+import { listPlans } from '../../domain/plans/handlers.js';
 import { ProjectTabs, projectOr, projectProblemPage } from './projects.js';
 import { subscriptionStateColumns } from './subscriptions.js';
+
+const { collect, read, write } = pageOperations({
+  getSubscriber,
+  listSubscribers,
+  banSubscriber,
+  unbanSubscriber,
+  kickSubscriber,
+  listSubscriptions,
+  createSubscription,
+  listPlans,
+});
 
 /**
  * A project's subscribers (DESIGN D15, D17, D21): the list, and one subscriber's details, their subscriptions with the
@@ -32,10 +52,6 @@ import { subscriptionStateColumns } from './subscriptions.js';
  * (`createSubscription`: a creator grant or a free plan), and moderation — ban (suspends their live subscriptions),
  * unban, kick — through the same operations as REST and MCP.
  */
-
-/** The dashboard page of one subscriber, where their subscriptions are listed with their actions. */
-export const subscriberPath = (projectId: string, subscriberId: string) =>
-  `/dashboard/projects/${projectId}/subscribers/${subscriberId}`;
 
 /** A form with an optional reason and one button (ban, kick). */
 function ReasonForm(props: {

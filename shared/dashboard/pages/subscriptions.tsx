@@ -21,8 +21,29 @@ import { Page } from '../layout.js';
 import { Fragment, h, type Html } from '../../web/html.js';
 import { htmlResult, redirectResult, type SignedInRequest } from '../http.js';
 import type { OperationOutcome } from '../../web/run-operation.js';
-import { read, write, type ListPage } from './kit.js';
+import { pageOperations, type ListPage } from './kit.js';
+import {
+  listSubscriptions,
+  cancelSubscription,
+  pauseSubscription,
+  resumeSubscription,
+  suspendSubscription,
+  unsuspendSubscription,
+} from '../../domain/subscriptions/handlers.js';
+import { listSubscribers } from '../../domain/subscribers/handlers.js';
+import { listPlans } from '../../domain/plans/handlers.js';
 import { ProjectTabs, projectOr, projectProblemPage } from './projects.js';
+
+const { read, write } = pageOperations({
+  listSubscriptions,
+  cancelSubscription,
+  pauseSubscription,
+  resumeSubscription,
+  suspendSubscription,
+  unsuspendSubscription,
+  listSubscribers,
+  listPlans,
+});
 
 /**
  * A project's subscriptions (DESIGN D15, D21): statuses with the catalogue's label and colour, and the actions each

@@ -8,7 +8,11 @@ import { ActionButton } from '../form-controls.js';
 import { Page } from '../layout.js';
 import { h } from '../../web/html.js';
 import { formValues, htmlResult, redirectResult, type SignedInRequest } from '../http.js';
-import { listOrEmpty, read, write } from './kit.js';
+import { pageOperations } from './kit.js';
+import { getTeamMember, updateTeamMember } from '../../domain/team-members/handlers.js';
+import { listRoles } from '../../domain/roles/handlers.js';
+
+const { listOrEmpty, read, write } = pageOperations({ getTeamMember, updateTeamMember, listRoles });
 
 /**
  * A team member's roles (DESIGN D19, D21): the catalogue's roles as checkboxes, saved with `updateTeamMember` as the

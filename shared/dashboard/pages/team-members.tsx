@@ -18,7 +18,11 @@ import { ActionForm } from '../form-controls.js';
 import { Page } from '../layout.js';
 import { Fragment, h, type Html } from '../../web/html.js';
 import { formText, formValues, htmlResult, redirectResult, type SignedInRequest } from '../http.js';
-import { read, write, type ListPage } from './kit.js';
+import { pageOperations, type ListPage } from './kit.js';
+import { listTeamMembers, inviteTeamMember, removeTeamMember } from '../../domain/team-members/handlers.js';
+import { listRoles } from '../../domain/roles/handlers.js';
+
+const { read, write } = pageOperations({ listTeamMembers, inviteTeamMember, removeTeamMember, listRoles });
 
 /** The team members screen (DESIGN D19, D21): members with status and roles; invite (link shown once); remove. */
 

@@ -20,7 +20,20 @@ import { AbilityChoice, ActionForm, ActionLink, ProjectScopeField } from '../for
 import { Page } from '../layout.js';
 import { h, type Html } from '../../web/html.js';
 import { formText, formValues, htmlResult, redirectResult, type SignedInRequest } from '../http.js';
-import { read, write, type ListPage } from './kit.js';
+import { pageOperations, type ListPage } from './kit.js';
+import {
+  listTokens,
+  createToken as createTokenHandler,
+  revokeToken as revokeTokenHandler,
+} from '../../domain/tokens/handlers.js';
+import { listProjects } from '../../domain/projects/handlers.js';
+
+const { read, write } = pageOperations({
+  listTokens,
+  createToken: createTokenHandler,
+  revokeToken: revokeTokenHandler,
+  listProjects,
+});
 
 /**
  * Settings → API Tokens (interface "Bearer tokens" 6, DESIGN D2, D19, D21): the team's tokens, a new token

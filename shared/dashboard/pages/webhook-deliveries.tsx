@@ -9,7 +9,14 @@ import { ActionForm, ActionLink } from '../form-controls.js';
 import { Page } from '../layout.js';
 import { Fragment, h, type Html } from '../../web/html.js';
 import { htmlResult, type SignedInRequest } from '../http.js';
-import { collect, read, write } from './kit.js';
+import { pageOperations } from './kit.js';
+import {
+  listWebhookDeliveries,
+  getWebhookDelivery,
+  retryWebhookDelivery,
+} from '../../domain/webhook-deliveries/handlers.js';
+
+const { collect, read, write } = pageOperations({ listWebhookDeliveries, getWebhookDelivery, retryWebhookDelivery });
 
 /**
  * Settings → Webhooks → Deliveries (interface "States"; DESIGN D7, D21, D25): deliveries with filters, one

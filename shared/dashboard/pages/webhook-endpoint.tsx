@@ -18,9 +18,26 @@ import { ActionForm, ActionLink } from '../form-controls.js';
 import { Page } from '../layout.js';
 import { Fragment, h, type Html } from '../../web/html.js';
 import { htmlResult, redirectResult, type SignedInRequest } from '../http.js';
-import { read, write, type ListPage } from './kit.js';
+import { pageOperations, type ListPage } from './kit.js';
+import {
+  getWebhookEndpoint,
+  sendTestWebhookEvent,
+  rotateWebhookEndpointSecret,
+  updateWebhookEndpoint,
+  deleteWebhookEndpoint,
+} from '../../domain/webhook-endpoints/handlers.js';
+import { listWebhookDeliveries } from '../../domain/webhook-deliveries/handlers.js';
 import { DeliveryTable } from './webhook-deliveries.js';
 import { EndpointStatus } from './webhooks.js';
+
+const { read, write } = pageOperations({
+  getWebhookEndpoint,
+  sendTestWebhookEvent,
+  rotateWebhookEndpointSecret,
+  updateWebhookEndpoint,
+  deleteWebhookEndpoint,
+  listWebhookDeliveries,
+});
 
 /** `GET /dashboard/webhooks/endpoints/{id}`: facts, actions and recent deliveries of one endpoint. */
 export async function endpointPage(

@@ -6,7 +6,10 @@ import { ActionForm } from '../form-controls.js';
 import { Page } from '../layout.js';
 import { h } from '../../web/html.js';
 import { htmlResult, type SignedInRequest } from '../http.js';
-import { collect, write } from './kit.js';
+import { pageOperations } from './kit.js';
+import { listWebhookDeliveries, replayDeadWebhookDeliveries } from '../../domain/webhook-deliveries/handlers.js';
+
+const { collect, write } = pageOperations({ listWebhookDeliveries, replayDeadWebhookDeliveries });
 
 /**
  * Settings → Webhooks → Replay dead (DESIGN D25): a confirmation that counts the deliveries dead-lettered in the last

@@ -21,8 +21,12 @@ import { ActionLink } from '../form-controls.js';
 import { Page } from '../layout.js';
 import { Fragment, h, type Html } from '../../web/html.js';
 import { formText, formValues, htmlResult, type SignedInRequest } from '../http.js';
-import { read, write, type ListPage } from './kit.js';
+import { pageOperations, type ListPage } from './kit.js';
+import { listWebhookEndpoints, createWebhookEndpoint } from '../../domain/webhook-endpoints/handlers.js';
+import { listWebhookDeliveries } from '../../domain/webhook-deliveries/handlers.js';
 import { DeliveryStatus } from './webhook-deliveries.js';
+
+const { read, write } = pageOperations({ listWebhookEndpoints, createWebhookEndpoint, listWebhookDeliveries });
 
 /**
  * Settings → Webhooks (interface "Subscribing", "States"; DESIGN D6–D8, D21): endpoints with their health,

@@ -16,7 +16,14 @@ export type Page<R> = (request: R, params: Record<string, string>) => Promise<Ap
  * (404).
  */
 export type DashboardRoute =
-  | { method: 'GET' | 'POST'; path: string; access: 'public'; page: Loader<DashboardRequest> }
+  | {
+      method: 'GET' | 'POST';
+      path: string;
+      access: 'public';
+      /** A form posted before a session exists: it must carry the pre-session double-submit token. */
+      presessionForm?: boolean;
+      page: Loader<DashboardRequest>;
+    }
   | { method: 'GET' | 'POST'; path: string; access: 'registration' | 'signed-in'; page: Loader<SignedInRequest> };
 
 type Loader<R> = (params: Record<string, string>) => Promise<Page<R> | null>;

@@ -9,10 +9,14 @@ const signIn = () => import('../pages/sign-in.js');
 const account = () => import('../pages/account.js');
 type SignIn = Awaited<ReturnType<typeof signIn>>;
 
+/** The dashboard's forms posted before a session exists: they carry the pre-session double-submit token. */
+const PRESESSION_FORMS: ReadonlySet<string> = new Set(['/sign-in/link', '/invitations/accept']);
+
 const open = (method: 'GET' | 'POST', path: string, pick: (m: SignIn) => Page<DashboardRequest>): DashboardRoute => ({
   method,
   path,
   access: 'public',
+  presessionForm: PRESESSION_FORMS.has(path) && method === 'POST',
   page: async () => pick(await signIn()),
 });
 const registering = (
@@ -42,6 +46,3 @@ export const SIGN_IN_ROUTES: DashboardRoute[] = [
     page: async () => (await account()).revokeOwnSession,
   },
 ];
-
-/** The dashboard's forms posted before a session exists: they carry the pre-session double-submit token. */
-export const PRESESSION_FORMS: ReadonlySet<string> = new Set(['/sign-in/link', '/invitations/accept']);
