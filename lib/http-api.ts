@@ -1,4 +1,4 @@
-import { RemovalPolicy } from 'aws-cdk-lib';
+import { RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -75,4 +75,27 @@ export class AccessLoggedHttpApi extends Construct {
   public get endpoint(): string {
     return this.api.apiEndpoint;
   }
+}
+
+/** Properties of {@link routeWithoutAuthorizer}. */
+export interface RouteWithoutAuthorizerProps {
+  readonly httpApi: apigwv2.IHttpApi;
+  readonly routeKey: apigwv2.HttpRouteKey;
+  readonly integration: apigwv2.HttpRouteIntegration;
+  /** Who authenticates the route's callers instead of an authorizer, and how (cdk-nag's AwsSolutions-APIG4). */
+  readonly reason: string;
+}
+
+/**
+ * A route of an HTTP API without an API Gateway authorizer (every route of the service: its Lambdas authenticate
+ * callers themselves, DESIGN D2), with the reason acknowledged to cdk-nag.
+ */
+export function routeWithoutAuthorizer(scope: Construct, id: string, props: RouteWithoutAuthorizerProps) {
+  const route = new apigwv2.HttpRoute(scope, id, {
+    httpApi: props.httpApi,
+    routeKey: props.routeKey,
+    integration: props.integration,
+  });
+  Validations.of(route).acknowledge({ id: 'AwsSolutions-APIG4', reason: props.reason });
+  return route;
 }

@@ -1,10 +1,10 @@
-import { Duration, Validations } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { fileEntry, type FunctionCode } from './function-code.js';
-import { AccessLoggedHttpApi } from './http-api.js';
+import { AccessLoggedHttpApi, routeWithoutAuthorizer } from './http-api.js';
 import { tableActions } from './route-stack.js';
 import { ServiceFunction } from './service-function.js';
 import type { MembershipTables } from './tables.js';
@@ -104,12 +104,12 @@ export class McpApi extends Construct {
       ],
     ];
     for (const [routeId, path, method, reason, routeIntegration = integration] of routes) {
-      const route = new apigwv2.HttpRoute(this, routeId, {
+      routeWithoutAuthorizer(this, routeId, {
         httpApi: this.httpApi.api,
         routeKey: apigwv2.HttpRouteKey.with(path, method),
         integration: routeIntegration,
+        reason,
       });
-      Validations.of(route).acknowledge({ id: 'AwsSolutions-APIG4', reason });
     }
   }
 

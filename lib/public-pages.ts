@@ -1,8 +1,9 @@
-import { Duration, Validations } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import { routeWithoutAuthorizer } from './http-api.js';
 import { Construct } from 'constructs';
 import { credentialKeyActions } from '../shared/credentials/usage.js';
 import { UNSUBSCRIBE_PATH } from '../shared/domain/messages/paths.js';
@@ -59,13 +60,10 @@ export class PublicPages extends Construct {
       ['PortalRoute', `${PORTAL_PATH}/{proxy+}`],
       ['UnsubscribeRoute', UNSUBSCRIBE_PATH],
     ] as const) {
-      const route = new apigwv2.HttpRoute(this, routeId, {
+      routeWithoutAuthorizer(this, routeId, {
         httpApi: props.httpApi,
         routeKey: apigwv2.HttpRouteKey.with(path, apigwv2.HttpMethod.ANY),
         integration,
-      });
-      Validations.of(route).acknowledge({
-        id: 'AwsSolutions-APIG4',
         reason:
           'Public by nature (DESIGN D26, D27, D32): a fan joins without an account; the Lambda rate-limits per IP, checks CSRF tokens on every form (but the RFC 8058 one-click unsubscribe, whose secret token is the credential), and the portal accepts only its one-time link and session cookie.',
       });

@@ -1,4 +1,4 @@
-import { Duration, Validations } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type * as kms from 'aws-cdk-lib/aws-kms';
@@ -12,7 +12,7 @@ import { routeKey, type RegisteredOperation } from '../shared/operations/registr
 import { fileEntry, type FunctionCode } from './function-code.js';
 import { Dashboard } from './dashboard.js';
 import { PublicPages } from './public-pages.js';
-import { AccessLoggedHttpApi } from './http-api.js';
+import { AccessLoggedHttpApi, routeWithoutAuthorizer } from './http-api.js';
 import { RouteStack, pascalCase } from './route-stack.js';
 import { ServiceFunction } from './service-function.js';
 import { tableActions } from './route-stack.js';
@@ -163,13 +163,10 @@ export class RestApi extends Construct {
       timeout: Duration.seconds(10),
       environment: props.environment,
     }).function;
-    const defaultRoute = new apigwv2.HttpRoute(this, 'UnmatchedRouteRoute', {
+    routeWithoutAuthorizer(this, 'UnmatchedRouteRoute', {
       httpApi: this.httpApi.api,
       routeKey: apigwv2.HttpRouteKey.DEFAULT,
       integration: new HttpLambdaIntegration('Integration', fallback),
-    });
-    Validations.of(defaultRoute).acknowledge({
-      id: 'AwsSolutions-APIG4',
       reason: 'Answers NOT_FOUND / METHOD_NOT_ALLOWED for unmatched requests; serves no operation and reads no data.',
     });
     this.unmatchedRouteFunction = fallback;
@@ -211,13 +208,10 @@ export class RestApi extends Construct {
       props.tables.table.grant(fn, ...tableActions('readWrite'));
       if (hook.opensCredentials) props.credentialsKey.grant(fn, ...credentialKeyActions('open'));
       if (hook.readsBillingWebhookSecret) props.billingWebhookSecret.grantRead(fn);
-      const route = new apigwv2.HttpRoute(this, `${stem}Route`, {
+      routeWithoutAuthorizer(this, `${stem}Route`, {
         httpApi: this.httpApi.api,
         routeKey: apigwv2.HttpRouteKey.with(hook.path, apigwv2.HttpMethod[hook.method]),
         integration: new HttpLambdaIntegration('Integration', fn),
-      });
-      Validations.of(route).acknowledge({
-        id: 'AwsSolutions-APIG4',
         reason:
           'Called by the provider, which holds no token: the Lambda checks the secret token the service registered with it (constant-time compare) or the provider\u2019s signature (Stripe-Signature) before changing anything.',
       });

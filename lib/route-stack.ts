@@ -1,4 +1,5 @@
 import { CfnParameter, Duration, NestedStack, Validations } from 'aws-cdk-lib';
+import { routeWithoutAuthorizer } from './http-api.js';
 import * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -227,13 +228,10 @@ export class RouteStack extends NestedStack {
       }
       if (operation.sendsEmail) grantMailSending(fn, props.mailFrom);
 
-      const httpRoute = new apigwv2.HttpRoute(this, `${stem}Route`, {
+      routeWithoutAuthorizer(this, `${stem}Route`, {
         httpApi,
         routeKey: apigwv2.HttpRouteKey.with(operation.rest.path, apigwv2.HttpMethod[operation.rest.method]),
         integration: new HttpLambdaIntegration('Integration', fn),
-      });
-      Validations.of(httpRoute).acknowledge({
-        id: 'AwsSolutions-APIG4',
         reason:
           operation.ability === null && operation.rest.method === 'GET'
             ? 'Public description document (interface: no token rule for /openapi.json and /webhook-events.json).'
