@@ -7,7 +7,7 @@ import { Construct } from 'constructs';
 import { DASHBOARD_AREAS, type DashboardArea } from '../shared/dashboard/areas.js';
 import { DASHBOARD_PATH } from '../shared/dashboard/http.js';
 import { fileEntry, type FunctionCode } from './function-code.js';
-import { tableActions } from './route-stack.js';
+import { pascalCase, tableActions } from './route-stack.js';
 import { ServiceFunction } from './service-function.js';
 import type { MembershipTables } from './tables.js';
 import { grantSendToQueues, type PipelineQueues } from './queues.js';
@@ -30,8 +30,9 @@ export interface DashboardProps {
 /**
  * The dashboard (DESIGN D21): a Lambda per area of `DASHBOARD_AREAS` behind the REST API, each on the routes
  * `ANY /dashboard<path>` and `ANY /dashboard<path>/{proxy+}` of its paths. Its pages run operations (with the signed-in
- * team member as principal), so like the MCP Lambda each may use both tables with keyed operations and queries (no
- * Scan, no BatchWriteItem) and send to the pipeline's queues. No authorizer: the Lambdas check the session cookie.
+ * team member as principal), so like the MCP Lambda each may use the main table with keyed operations and queries (no
+ * Scan, no BatchWriteItem; the main area the dead-letter table too) and send to the pipeline's queues. No authorizer:
+ * the Lambdas check the session cookie.
  */
 export class Dashboard extends Construct {
   /** The dashboard's Lambdas, one per area, by function file. */
@@ -40,12 +41,13 @@ export class Dashboard extends Construct {
   constructor(scope: Construct, id: string, props: DashboardProps) {
     super(scope, id);
     const functions = DASHBOARD_AREAS.map((area, index) => {
-      // The main area keeps the ids it had when it was the only one.
+      // The main area's construct ids name no area (`Pages`, `RootRoute`, `PagesRoute`): a new name would replace the
+      // deployed Lambda and routes.
       const name = index === 0 ? '' : pascalCase(area.functionFile.replace(/^dashboard-/, ''));
       const fn = new ServiceFunction(this, `${name}Pages`, {
         code: props.code,
         entry: fileEntry(area.functionFile),
-        description: `Dashboard: ${AREA_DESCRIPTIONS[area.functionFile]}`,
+        description: `Dashboard: ${area.description}`,
         timeout: Duration.seconds(IDEMPOTENCY_LOCK_SECONDS),
         environment: props.environment,
       }).function;
@@ -75,14 +77,3 @@ export class Dashboard extends Construct {
     this.functions = Object.fromEntries(functions) as Dashboard['functions'];
   }
 }
-
-/** Each area's Lambda description. */
-const AREA_DESCRIPTIONS: Record<DashboardArea['functionFile'], string> = {
-  dashboard: 'home, team, tokens, roles, billing, webhooks and static files for team members',
-  'dashboard-projects': 'projects and their plans, subscribers, subscriptions, codes, messages and audits',
-  'dashboard-sign-in': 'passkey sign-in, sign-in links, invitations and the member account',
-};
-
-/** `sign-in` → `SignIn`. */
-const pascalCase = (text: string) =>
-  text.replace(/(^|-)([a-z])/g, (_match, _dash, letter: string) => letter.toUpperCase());

@@ -5,12 +5,21 @@
  * specific route, so `''` (the main area) takes every path the others do not. The local server serves them as one app.
  */
 export const DASHBOARD_AREAS = [
-  /** Home, team, OAuth consent, tokens, roles, groups, billing, activity, webhooks, and the static files. */
-  { functionFile: 'dashboard', paths: [''] },
-  /** Projects and everything inside one: plans, subscribers, subscriptions, access codes, messages, audits. */
-  { functionFile: 'dashboard-projects', paths: ['/projects'] },
-  /** Signing in and out, invitations, passkey registration, the member's own account. */
-  { functionFile: 'dashboard-sign-in', paths: ['/sign-in', '/invitations', '/passkeys', '/sign-out', '/account'] },
+  {
+    functionFile: 'dashboard',
+    paths: [''],
+    description: 'home, team, OAuth consent, tokens, roles, groups, billing, activity, webhooks and static files',
+  },
+  {
+    functionFile: 'dashboard-projects',
+    paths: ['/projects'],
+    description: 'projects and their plans, subscribers, subscriptions, access codes, messages and audits',
+  },
+  {
+    functionFile: 'dashboard-sign-in',
+    paths: ['/sign-in', '/invitations', '/passkeys', '/sign-out', '/account'],
+    description: "passkey sign-in and registration, sign-in links, invitations and the member's own account",
+  },
 ] as const;
 
 /** One of {@link DASHBOARD_AREAS}. */
