@@ -130,13 +130,10 @@ function operationEntrySource(entry: Extract<BundleEntry, { kind: 'operation' }>
   ].join('\n');
 }
 
-/**
- * Bundles one entry into `outputDir` as `<name>.mjs` (+ `.mjs.map`) with esbuild, in-process, with only the chunks
- * (`chunks/*.mjs`) the entry can load.
- */
-function bundleEntry(entry: BundleEntry, outputDir: string): void {
+/** The esbuild options of one entry's build into `outputDir` (see {@link bundleEntry}). */
+function buildOptionsOf(entry: BundleEntry, outputDir: string): BuildOptions {
   // One entry per build: its output is `<outputDir>/<entry name>.mjs` (entryNames without placeholders).
-  const output = { outdir: outputDir, entryNames: entry.name };
+  const output = { ...ESBUILD_OPTIONS, absWorkingDir: PROJECT_ROOT, outdir: outputDir, entryNames: entry.name };
   if (entry.kind === 'file') {
     // The `$default` route knows the routes as plain method + path pairs, written in here, not the operations' schemas.
     // The dashboard serves htmx and the SimpleWebAuthn browser bundle from its package files, written in here (no build
@@ -151,37 +148,41 @@ function bundleEntry(entry: BundleEntry, outputDir: string): void {
         : entry.name === 'dashboard'
           ? { DASHBOARD_VENDOR_FILES: JSON.stringify(readVendorFiles()) }
           : undefined;
-    const { metafile } = buildSync({
-      ...ESBUILD_OPTIONS,
-      absWorkingDir: PROJECT_ROOT,
-      entryPoints: [entryPath(entry.name)],
-      ...output,
-      define,
-    });
-    removeUnreachableChunks(metafile, path.join(outputDir, `${entry.name}.mjs`));
-    return;
+    return { ...output, entryPoints: [entryPath(entry.name)], define };
   }
-  const { metafile } = buildSync({
-    ...ESBUILD_OPTIONS,
-    absWorkingDir: PROJECT_ROOT,
+  return {
+    ...output,
     stdin: {
       contents: operationEntrySource(entry),
       resolveDir: PROJECT_ROOT,
       sourcefile: `${entry.name}.ts`,
       loader: 'ts',
     },
-    ...output,
-  });
-  removeUnreachableChunks(metafile, path.join(outputDir, `${entry.name}.mjs`));
+  };
 }
 
 /**
- * Deletes the chunks (and their source maps) that no import of the entry reaches, statically or lazily. esbuild makes a
- * chunk of every dynamically imported module in the graph, even when tree shaking drops the code that imports it, so a
- * route would otherwise ship the Stripe SDK or a chat client it can never load.
+ * Bundles one entry into `outputDir` as `<name>.mjs` (+ `.mjs.map`) with esbuild, in-process, with only the chunks
+ * (`chunks/*.mjs`) the entry can load. esbuild makes a chunk of every dynamically imported module in the graph, even
+ * one whose `import()` tree shaking dropped, and code that entry shares with such a phantom moves into chunks the entry
+ * imports: the dashboard's main area would load code only the access audits' repair needs, and with it the chat
+ * clients. So a build that has phantoms runs once more with them external (their `import()` is dead code, so nothing
+ * loads them), and the chunks no import reaches are deleted.
  */
-function removeUnreachableChunks(metafile: Metafile | undefined, entryFile: string): void {
-  if (!metafile) throw new Error('esbuild returned no metafile');
+function bundleEntry(entry: BundleEntry, outputDir: string): void {
+  const options = buildOptionsOf(entry, outputDir);
+  const entryFile = path.join(outputDir, `${entry.name}.mjs`);
+  let { metafile } = buildSync(options);
+  const phantoms = phantomDynamicImports(metafile, entryFile);
+  if (phantoms.length > 0) {
+    rmSync(outputDir, { recursive: true, force: true });
+    ({ metafile } = buildSync({ ...options, external: [...(options.external ?? []), ...phantoms] }));
+  }
+  removeUnreachableChunks(metafile, entryFile);
+}
+
+/** The output files (absolute) the entry's static and dynamic imports reach, the entry included. */
+function reachableOutputs(metafile: Metafile, entryFile: string): Set<string> {
   const outputs = new Map(
     Object.entries(metafile.outputs).map(([file, output]) => [path.resolve(PROJECT_ROOT, file), output]),
   );
@@ -193,7 +194,40 @@ function removeUnreachableChunks(metafile: Metafile | undefined, entryFile: stri
     for (const imported of output.imports) visit(path.resolve(PROJECT_ROOT, imported.path));
   };
   visit(entryFile);
-  for (const file of outputs.keys()) {
+  return reached;
+}
+
+/**
+ * The modules dynamically imported only from code tree shaking dropped, when they share chunks with the entry (else
+ * leaving them out changes nothing the entry loads): entry points of chunks the entry cannot reach whose code no
+ * reachable output holds. As `./`-paths from the project root, the form esbuild's `external` matches against resolved
+ * paths.
+ */
+function phantomDynamicImports(metafile: Metafile | undefined, entryFile: string): string[] {
+  if (!metafile) throw new Error('esbuild returned no metafile');
+  const reached = reachableOutputs(metafile, entryFile);
+  const outputs = Object.entries(metafile.outputs).map(([file, output]) => ({
+    file: path.resolve(PROJECT_ROOT, file),
+    output,
+  }));
+  const live = new Set(
+    outputs.filter(({ file }) => reached.has(file)).flatMap(({ output }) => Object.keys(output.inputs)),
+  );
+  const phantoms = outputs.filter(
+    ({ file, output }) =>
+      output.entryPoint && !reached.has(file) && !live.has(output.entryPoint) && !output.entryPoint.startsWith('<'),
+  );
+  const sharesWithEntry = phantoms.some(({ file }) =>
+    [...reachableOutputs(metafile, file)].some((chunk) => reached.has(chunk)),
+  );
+  return sharesWithEntry ? phantoms.map(({ output }) => `./${output.entryPoint}`) : [];
+}
+
+/** Deletes the chunks (and their source maps) that no import of the entry reaches, statically or lazily. */
+function removeUnreachableChunks(metafile: Metafile | undefined, entryFile: string): void {
+  if (!metafile) throw new Error('esbuild returned no metafile');
+  const reached = reachableOutputs(metafile, entryFile);
+  for (const file of Object.keys(metafile.outputs).map((file) => path.resolve(PROJECT_ROOT, file))) {
     if (file.endsWith('.mjs') && !reached.has(file)) {
       rmSync(file);
       rmSync(`${file}.map`, { force: true });

@@ -11,9 +11,14 @@ import { sendTelegramMessage, TELEGRAM_CREDENTIAL } from '../platforms/telegram.
 import type { Runtime } from '../runtime.js';
 import { isUuid, type HookAnswer, type HookHandler } from './hook.js';
 import { hookPrincipal, hookProject } from './principal.js';
-import { membershipCommand } from './membership-command.js';
-import { botMessagingCommand, messagingAnswer } from './bot-messaging.js';
 import { applyOnce, type HookReceiptRef } from './receipts.js';
+
+/**
+ * The bot's commands, loaded on first use (D23): the hook's usual request, a membership update of a chat, does not run
+ * them, and they carry the messaging and portal-link use cases (about 60 KB).
+ */
+const botMessaging = () => import('./bot-messaging.js');
+const membershipCommands = () => import('./membership-command.js');
 
 /**
  * The Telegram hook, `POST /hooks/telegram/{project_id}` (DESIGN D22). The secret-token header is compared in constant
@@ -236,6 +241,7 @@ async function answerCommand(
   const messaging = MESSAGING_COMMAND.exec(message.text ?? '');
   if (messaging) {
     const command = messaging[1] as 'start' | 'stop';
+    const { botMessagingCommand, messagingAnswer } = await botMessaging();
     const answer = await botMessagingCommand(runtime, {
       source: 'telegram',
       teamId: bot.teamId,
@@ -249,6 +255,7 @@ async function answerCommand(
     return;
   }
   if (!ACCOUNT_COMMAND.test(message.text ?? '')) return;
+  const { membershipCommand } = await membershipCommands();
   const answer = await membershipCommand(runtime, {
     source: 'telegram',
     teamId: bot.teamId,

@@ -94,10 +94,20 @@ function bundleFileOf(fn: CfnResource): string {
   return path.join(assembly.directory, `asset.${fn.Properties.Code.S3Key.replace(/\.zip$/, '')}`, `${name}.mjs`);
 }
 describe('synthesis', () => {
-  it('bundles each entry exactly once, locally with esbuild, minified ESM for Node 24 with external source maps and lazily loaded chunks', () => {
+  it('bundles each entry once (twice when dead code imports a module lazily), locally with esbuild, minified ESM for Node 24 with external source maps and lazily loaded chunks', () => {
     const calls = vi.mocked(buildSync).mock.calls.map(([options]) => options as BuildOptions);
-    const entries = calls.map((options) => options.entryNames!).sort();
-    expect(entries).toEqual([...ENTRIES].sort());
+    const entries = calls.map((options) => options.entryNames!);
+    expect([...new Set(entries)].sort()).toEqual([...ENTRIES].sort());
+    const rebuilt = entries.filter((entry, index) => entries.indexOf(entry) !== index);
+    console.info(`rebuilt without their phantom dynamic imports: ${rebuilt.length} of ${ENTRIES.length} entries`);
+    for (const entry of new Set(rebuilt)) {
+      const builds = calls.filter((options) => options.entryNames === entry);
+      expect(builds, entry).toHaveLength(2);
+      // The second build marks as external only modules of the project or its packages, by path.
+      const added = builds[1].external!.filter((name) => !builds[0].external!.includes(name));
+      expect(added.length, entry).toBeGreaterThan(0);
+      for (const name of added) expect(name, entry).toMatch(/^\.\/(shared|node_modules)\//);
+    }
     for (const options of calls) {
       expect(options).toMatchObject({
         bundle: true,
@@ -411,6 +421,33 @@ describe('bundle budgets (DESIGN D23)', () => {
           ),
       )
       .map((entry) => path.basename(entry));
+
+  it('leaves out what only dead code imports lazily: the dashboard’s main area, the fan-out and the sweeper carry neither the Stripe SDK nor a chat client', () => {
+    const providerChunks = (handler: string) => {
+      const directory = path.join(path.dirname(bundleFileOf(onlyFunction(handler)[1])), 'chunks');
+      const files = existsSync(directory) ? readdirSync(directory) : [];
+      return files.filter(
+        (file) => /^(stripe\.esm|discord-client-|web-|nodemailer-)/.test(file) && file.endsWith('.mjs'),
+      );
+    };
+    console.info(
+      'provider chunks:',
+      JSON.stringify(
+        Object.fromEntries(
+          [
+            'dashboard',
+            'dashboard-projects',
+            'dashboard-sign-in',
+            'fan-out',
+            'sweeper',
+            'dispatcher',
+            'job-worker',
+          ].map((name) => [name, providerChunks(`${name}.handler`)]),
+        ),
+      ),
+    );
+    for (const name of ['fan-out', 'sweeper']) expect(providerChunks(`${name}.handler`), name).toEqual([]);
+  });
 
   it('ships zod’s English messages only: no function carries its other locales (about 260 KB)', () => {
     // esbuild keeps every export of a namespace that is used as a value, as `import { z } from 'zod/v4'` does; the
