@@ -3,7 +3,7 @@ import type { ProblemDocument } from '../../errors.js';
 import type { ApiGatewayResult } from '../../http/api-gateway.js';
 import { SUBSCRIPTION_STATUSES } from '../../catalogues/subscription-statuses.js';
 import type { Broadcast } from '../../domain/messages/broadcast-schema.js';
-import { MAX_BODY_LENGTH, MAX_SUBJECT_LENGTH, MESSAGE_DELIVERIES } from '../../domain/message-templates/schema.js';
+import { MAX_BODY_LENGTH, MAX_SUBJECT_LENGTH } from '../../domain/message-templates/schema.js';
 import type { Plan } from '../../domain/plans/schema.js';
 import {
   Badge,
@@ -25,6 +25,7 @@ import { pageOperations, type ListPage } from './kit.js';
 import { listPlans } from '../../domain/plans/handlers.js';
 import { listBroadcasts, createBroadcast } from '../../domain/messages/handlers.js';
 import { ProjectTabs, projectOr, projectProblemPage } from './projects.js';
+import { DeliveryField } from './message-form.js';
 
 const { read, write } = pageOperations({ listPlans, listBroadcasts, createBroadcast });
 
@@ -83,16 +84,7 @@ function ComposeForm(props: { viewer: Viewer; projectId: string; plans: Plan[]; 
           </label>
         ))}
       </fieldset>
-      <div>
-        <label for="broadcast-delivery">Delivery</label>
-        <select id="broadcast-delivery" name="delivery">
-          {MESSAGE_DELIVERIES.map((delivery) => (
-            <option value={delivery} selected={values.delivery === delivery}>
-              {delivery === 'preferred' ? 'the bot when possible, else e-mail' : 'every reachable channel'}
-            </option>
-          ))}
-        </select>
-      </div>
+      <DeliveryField id="broadcast-delivery" value={values.delivery} />
       <div>
         <label for="broadcast-subject">Subject</label>
         <input

@@ -12,7 +12,7 @@ import { ActionButton } from '../form-controls.js';
 import { h, type Html } from '../../web/html.js';
 import type { SignedInRequest } from '../http.js';
 
-/** The message template form of the messages pages (DESIGN D32): its values, the form and the preview. */
+/** The message forms (DESIGN D32): a template's values, form and preview, and the delivery field broadcasts share. */
 
 /** The texts of the form, as typed. */
 export interface TemplateValues {
@@ -66,6 +66,22 @@ export function PreviewView(props: { preview?: MessagePreview; problem?: Problem
   );
 }
 
+/** The `delivery` select of a message form (a template's, a broadcast's): the bot when possible, or every channel. */
+export function DeliveryField(props: { id: string; value: string }): Html {
+  return (
+    <div>
+      <label for={props.id}>Delivery</label>
+      <select id={props.id} name="delivery">
+        {MESSAGE_DELIVERIES.map((delivery) => (
+          <option value={delivery} selected={props.value === delivery}>
+            {delivery === 'preferred' ? 'the bot when possible, else e-mail' : 'every reachable channel'}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
 /** The edit form of one kind, with Save and Preview (htmx posts the form to the preview and swaps it in). */
 export function TemplateForm(props: {
   request: SignedInRequest;
@@ -78,16 +94,7 @@ export function TemplateForm(props: {
     <form method="post" action={base} class="stack" id="message-template-form">
       <CsrfField viewer={request.viewer} />
       <IdempotencyField />
-      <div>
-        <label for="template-delivery">Delivery</label>
-        <select id="template-delivery" name="delivery">
-          {MESSAGE_DELIVERIES.map((delivery) => (
-            <option value={delivery} selected={values.delivery === delivery}>
-              {delivery === 'preferred' ? 'the bot when possible, else e-mail' : 'every reachable channel'}
-            </option>
-          ))}
-        </select>
-      </div>
+      <DeliveryField id="template-delivery" value={values.delivery} />
       <div>
         <label for="template-subject">E-mail subject</label>
         <input
