@@ -199,10 +199,9 @@ function reachableOutputs(metafile: Metafile, entryFile: string): Set<string> {
 }
 
 /**
- * The modules dynamically imported only from code tree shaking dropped, when they share chunks with the entry (else
- * leaving them out changes nothing the entry loads): entry points of chunks the entry cannot reach whose code no
- * reachable output holds. As `./`-paths from the project root, the form esbuild's `external` matches against resolved
- * paths.
+ * The modules dynamically imported only from code tree shaking dropped: entry points of chunks the entry cannot reach
+ * whose code no reachable output holds. As `./`-paths from the project root, the form esbuild's `external` matches
+ * against resolved paths.
  */
 function phantomDynamicImports(metafile: Metafile | undefined, entryFile: string): string[] {
   if (!metafile) throw new Error('esbuild returned no metafile');
@@ -218,10 +217,7 @@ function phantomDynamicImports(metafile: Metafile | undefined, entryFile: string
     ({ file, output }) =>
       output.entryPoint && !reached.has(file) && !live.has(output.entryPoint) && !output.entryPoint.startsWith('<'),
   );
-  const sharesWithEntry = phantoms.some(({ file }) =>
-    [...reachableOutputs(metafile, file)].some((chunk) => reached.has(chunk)),
-  );
-  return sharesWithEntry ? phantoms.map(({ output }) => `./${output.entryPoint}`) : [];
+  return phantoms.map(({ output }) => `./${output.entryPoint}`);
 }
 
 /** Deletes the chunks (and their source maps) that no import of the entry reaches, statically or lazily. */
