@@ -6,6 +6,8 @@
  * redirect URI, exchanges it, and lists and calls tools with the issued token. A member who is signed out
  * signs in with their passkey and comes back to the consent page (`return_to`).
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -21,20 +23,29 @@ import { launchChromium } from '../support/browser.js';
 import { dashboardHarness } from '../support/dashboard.js';
 import { startTestService } from '../support/local-service.js';
 
-/** The client's loopback redirect URI; the browser's navigation to it is intercepted (nothing listens there). */
-const REDIRECT_URL = 'http://127.0.0.1:9/callback';
-
 let service: LocalService;
 let browser: Browser;
+/** The client's loopback redirect URI, served by {@link callbackServer} as a native client's listener would be. */
+let redirectUrl: string;
+/** The URLs the browser was sent back to, in order (a browser's own requests, such as its favicon's, left out). */
+const callbacks: URL[] = [];
+const callbackServer = createServer((request, response) => {
+  const url = new URL(request.url ?? '/', redirectUrl);
+  if (url.pathname === new URL(redirectUrl).pathname) callbacks.push(url);
+  response.writeHead(200, { 'content-type': 'text/plain' }).end('You can close this window.');
+});
 
 beforeAll(async () => {
   service = await startTestService();
   browser = await launchChromium();
+  await new Promise<void>((resolve) => callbackServer.listen(0, '127.0.0.1', resolve));
+  redirectUrl = `http://127.0.0.1:${(callbackServer.address() as AddressInfo).port}/callback`;
 }, 120_000);
 
 afterAll(async () => {
   await browser?.close();
   await service?.stop();
+  callbackServer.close();
 });
 
 const { signInWithLink } = dashboardHarness(
@@ -48,10 +59,10 @@ class MemoryProvider implements OAuthClientProvider {
   issued: OAuthTokens | undefined;
   verifier = '';
   authorizationUrl: URL | undefined;
-  readonly redirectUrl = REDIRECT_URL;
+  readonly redirectUrl = redirectUrl;
   readonly clientMetadata: OAuthClientMetadata = {
     client_name: 'E2E assistant',
-    redirect_uris: [REDIRECT_URL],
+    redirect_uris: [redirectUrl],
     grant_types: ['authorization_code', 'refresh_token'],
     response_types: ['code'],
     token_endpoint_auth_method: 'none',
@@ -94,11 +105,6 @@ describe('MCP SDK client OAuth against the local server', () => {
     expect(provider.authorizationUrl?.href).toContain(`${mcpUrl.origin}/oauth/authorize?`);
     expect(provider.authorizationUrl?.searchParams.get('code_challenge_method')).toBe('S256');
 
-    let callback: URL | undefined;
-    await page.route(`${REDIRECT_URL}**`, async (route) => {
-      callback = new URL(route.request().url());
-      await route.fulfill({ status: 200, contentType: 'text/plain', body: 'You can close this window.' });
-    });
     // Signed out, the member signs in with the passkey and comes back to the consent page.
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL(/\/dashboard\/sign-in\?signed_out=1$/);
@@ -114,7 +120,9 @@ describe('MCP SDK client OAuth against the local server', () => {
       await page.getByRole('button', { name: 'Allow' }).evaluate((button) => button.getBoundingClientRect().bottom),
     ).toBeLessThanOrEqual(800);
     await page.getByRole('button', { name: 'Allow' }).click();
-    await page.waitForURL(`${REDIRECT_URL}**`);
+    await page.waitForURL(`${redirectUrl}**`);
+    expect(await page.textContent('body')).toBe('You can close this window.');
+    const callback = callbacks.at(-1);
     expect(callback?.searchParams.get('code')).toMatch(/^oac_/);
 
     await first.finishAuth(callback!.searchParams.get('code')!);

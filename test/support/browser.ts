@@ -1,6 +1,6 @@
 /**
- * The dashboard's browser tests' one way to drive Chromium (DESIGN §6, D21): Debian's `chromium`
- * (`CHROMIUM_PATH` overrides) through playwright-core, headless; a virtual WebAuthn authenticator per
+ * The dashboard's browser tests' one way to drive Chromium (DESIGN §6, D21): Debian's `chromium-headless-shell`, else
+ * its `chromium` (`CHROMIUM_PATH` overrides) through playwright-core, headless; a virtual WebAuthn authenticator per
  * browser context (CDP `WebAuthn.enable` / `addVirtualAuthenticator`); the axe-core check; screenshots
  * under `test-results/` with `SCREENSHOTS=1`. A missing browser is a failure that names the install command, never a skip.
  */
@@ -17,12 +17,18 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 /** Where screenshots go (gitignored). */
 const SCREENSHOT_DIRECTORY = join(ROOT, 'test-results', 'dashboard');
 
+/**
+ * The Chromium builds tried in turn when `CHROMIUM_PATH` is unset: the headless shell (the same engine without the
+ * desktop browser's windowing; it uses about half the CPU for the same pages), then the full browser.
+ */
+const CHROMIUM_PATHS = ['/usr/bin/chromium-headless-shell', '/usr/bin/chromium'];
+
 /** Launches headless Chromium; throws naming the install command when the browser is missing. */
 export async function launchChromium(): Promise<Browser> {
-  const executablePath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-  if (!existsSync(executablePath)) {
+  const executablePath = process.env.CHROMIUM_PATH || CHROMIUM_PATHS.find((path) => existsSync(path));
+  if (!executablePath || !existsSync(executablePath)) {
     throw new Error(
-      `Chromium was not found at ${executablePath}. Install it with \`apt-get install -y chromium\` (Debian), or set CHROMIUM_PATH to a Chromium or Chrome binary.`,
+      `Chromium was not found at ${executablePath ?? CHROMIUM_PATHS.join(' or ')}. Install it with \`apt-get install -y chromium-headless-shell\` (Debian), or set CHROMIUM_PATH to a Chromium or Chrome binary.`,
     );
   }
   return chromium.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
