@@ -16,7 +16,7 @@ import { conditionally, ITEM_ABSENT } from './expressions.js';
 import { pageStalled, runningSortKey, type StalledPage, failedJobUpdate } from './running-jobs.js';
 import { entity, keys, secondaryIndex, sortKeyPrefix } from './keys.js';
 import { queryPage, type Page } from './pages.js';
-import type { Key } from './requests.js';
+import type { Key, TransactionItem } from './requests.js';
 import { ConditionFailedError, type Store } from './store.js';
 
 /**
@@ -46,6 +46,9 @@ export interface AuditPageResult {
 /** Where the job goes after a page: the next page's phase and cursor, or `null` (done). */
 export type AuditNext = { phase: AccessAuditPhase; cursor: string | null } | null;
 
+/** Attempts of a start refused by an audit that has ended by the time the refusal is read. */
+const START_ATTEMPTS = 3;
+
 /** The update clearing the project's running audit when job `job` ends (conditional on it being that job). */
 function clearRunning(job: StoredAccessAudit) {
   return {
@@ -61,7 +64,8 @@ function clearRunning(job: StoredAccessAudit) {
 export const accessAuditStore = {
   /**
    * Stores a new queued job, makes it the project's latest and running audit and sets the policy and schedule given, in
-   * one transaction, unless an audit runs: then answers the running audit's id (and writes nothing). The next daily
+   * one transaction, unless an audit runs: then answers the running audit's id (and writes nothing); a refusal whose
+   * audit has ended by the time it is read is tried again ({@link START_ATTEMPTS} in all). The next daily
    * audit: at `next.atMs` (epoch ms) when `next.move` (a project's first audit), else where it is (put at `next.atMs`
    * when `daily` brings back a project that was `off`); `off` takes the project out of the schedule index.
    */
@@ -91,35 +95,39 @@ export const accessAuditStore = {
       sets.push('schedule = :schedule');
       values[':schedule'] = settings.schedule;
     }
-    try {
-      await store.transactWrite([
-        {
-          Update: {
-            Key: keys.accessAuditState(job.team_id, job.project_id),
-            UpdateExpression: `SET ${sets.join(', ')}${off ? ` ${UNSCHEDULE_CLAUSE}` : ''}`,
-            ConditionExpression: 'attribute_not_exists(running_audit_id)',
-            ExpressionAttributeValues: values,
-          },
+    const items: TransactionItem[] = [
+      {
+        Update: {
+          Key: keys.accessAuditState(job.team_id, job.project_id),
+          UpdateExpression: `SET ${sets.join(', ')}${off ? ` ${UNSCHEDULE_CLAUSE}` : ''}`,
+          ConditionExpression: 'attribute_not_exists(running_audit_id)',
+          ExpressionAttributeValues: values,
         },
-        {
-          Put: {
-            Item: {
-              ...jobKey(job),
-              entity: entity.accessAudit,
-              ...job,
-              [INDEX_PK]: keys.runningAccessAuditsIndex,
-              [INDEX_SK]: runningSortKey(nowMs, job.id),
-            },
-            ConditionExpression: ITEM_ABSENT,
+      },
+      {
+        Put: {
+          Item: {
+            ...jobKey(job),
+            entity: entity.accessAudit,
+            ...job,
+            [INDEX_PK]: keys.runningAccessAuditsIndex,
+            [INDEX_SK]: runningSortKey(nowMs, job.id),
           },
+          ConditionExpression: ITEM_ABSENT,
         },
-      ]);
-      return { started: true };
-    } catch (error) {
-      if (!(error instanceof ConditionFailedError)) throw error;
-      const state = await accessAuditStore.readState(store, job.team_id, job.project_id);
-      if (!state.running_audit_id) throw error;
-      return { started: false, runningAuditId: state.running_audit_id };
+      },
+    ];
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await store.transactWrite(items);
+        return { started: true };
+      } catch (error) {
+        if (!(error instanceof ConditionFailedError)) throw error;
+        const state = await accessAuditStore.readState(store, job.team_id, job.project_id);
+        if (state.running_audit_id) return { started: false, runningAuditId: state.running_audit_id };
+        // The audit that was running ended between the write and the read: the start is tried again.
+        if (attempt === START_ATTEMPTS) throw error;
+      }
     }
   },
 

@@ -5,7 +5,7 @@
  * second audit finds nothing. One audit of a project runs at a time (409 names it); a lost page message resumes; the
  * `repair` policy repairs as it finds; another team's token gets 404.
  */
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { restartStalledAccessAudits } from '../../shared/domain/access-audits/restart.js';
 import { processAccessAuditPage } from '../../shared/domain/access-audits/worker.js';
 import { processImportPage } from '../../shared/domain/imports/worker.js';
@@ -147,6 +147,26 @@ describe('access audits: Stripe against ours', () => {
     expect((await call('POST', audits(), {})).status).toBe(409);
     while (runtime.auditPages.length) await processAccessAuditPage(runtime, runtime.auditPages.shift()!);
     await ok('POST', audits(), {}, 202);
+  });
+
+  it('starts when the audit that refused the start ends before the refusal is read', async () => {
+    const first = await ok('POST', audits(), {}, 202);
+    const transactWrite = runtime.store.transactWrite.bind(runtime.store);
+    let refusals = 0;
+    vi.spyOn(runtime.store, 'transactWrite').mockImplementation(async (items) => {
+      try {
+        await transactWrite(items);
+      } catch (error) {
+        // The running audit ends right after it refused the start, before the refusal is read.
+        if (refusals++ === 0)
+          while (runtime.auditPages.length) await processAccessAuditPage(runtime, runtime.auditPages.shift()!);
+        throw error;
+      }
+    });
+    const second = await ok('POST', audits(), {}, 202);
+    expect(refusals).toBe(1);
+    expect(second.id).not.toBe(first.id);
+    expect(await ok('GET', `${audits()}/latest`)).toMatchObject({ id: second.id, status: 'queued' });
   });
 
   it('resumes after a lost page message, and a page delivered twice counts once', async () => {
