@@ -13,7 +13,7 @@ import {
 import type { AccessAuditPhase, AccessAuditPolicy } from '../domain/access-audits/schema.js';
 import { accessAuditScheduleAttributes, UNSCHEDULE_CLAUSE } from './access-audit-schedule.js';
 import { conditionally, ITEM_ABSENT } from './expressions.js';
-import { pageStalled, runningSortKey, type StalledPage, failedJobUpdate } from './running-jobs.js';
+import { newRunningJobPut, pageStalled, runningSortKey, type StalledPage, failedJobUpdate } from './running-jobs.js';
 import { entity, keys, secondaryIndex, sortKeyPrefix } from './keys.js';
 import { queryPage, type Page } from './pages.js';
 import type { Key, TransactionItem } from './requests.js';
@@ -104,18 +104,7 @@ export const accessAuditStore = {
           ExpressionAttributeValues: values,
         },
       },
-      {
-        Put: {
-          Item: {
-            ...jobKey(job),
-            entity: entity.accessAudit,
-            ...job,
-            [INDEX_PK]: keys.runningAccessAuditsIndex,
-            [INDEX_SK]: runningSortKey(nowMs, job.id),
-          },
-          ConditionExpression: ITEM_ABSENT,
-        },
-      },
+      newRunningJobPut(jobKey(job), entity.accessAudit, job, keys.runningAccessAuditsIndex, nowMs),
     ];
     for (let attempt = 1; ; attempt++) {
       try {

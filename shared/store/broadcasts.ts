@@ -5,8 +5,8 @@ import {
   type StoredBroadcast,
 } from '../domain/messages/broadcast-record.js';
 import type { BroadcastAudience } from '../domain/messages/broadcast-schema.js';
-import { conditionally, ITEM_ABSENT } from './expressions.js';
-import { pageStalled, runningSortKey, type StalledPage } from './running-jobs.js';
+import { conditionally } from './expressions.js';
+import { newRunningJobPut, pageStalled, runningSortKey, type StalledPage } from './running-jobs.js';
 import { entity, keys, secondaryIndex, sortKeyPrefix } from './keys.js';
 import { queryPage, listFilter, type Page } from './pages.js';
 import type { Item, Key } from './requests.js';
@@ -37,18 +37,7 @@ export const broadcastStore = {
   /** Stores a new running job and its list entry at `nowMs` (epoch ms), in one transaction. */
   async create(store: Store, job: StoredBroadcast, nowMs: number): Promise<void> {
     await store.transactWrite([
-      {
-        Put: {
-          Item: {
-            ...jobKey(job),
-            entity: entity.broadcast,
-            ...job,
-            [INDEX_PK]: keys.runningBroadcastsIndex,
-            [INDEX_SK]: runningSortKey(nowMs, job.id),
-          },
-          ConditionExpression: ITEM_ABSENT,
-        },
-      },
+      newRunningJobPut(jobKey(job), entity.broadcast, job, keys.runningBroadcastsIndex, nowMs),
       {
         Put: {
           Item: {

@@ -6,8 +6,8 @@ import {
   type StoredImport,
 } from '../domain/imports/record.js';
 import type { ImportKind, ImportOutcome, ImportSkip } from '../domain/imports/schema.js';
-import { conditionally, ITEM_ABSENT } from './expressions.js';
-import { pageStalled, runningSortKey, type StalledPage, failedJobUpdate } from './running-jobs.js';
+import { conditionally } from './expressions.js';
+import { newRunningJobPut, pageStalled, runningSortKey, type StalledPage, failedJobUpdate } from './running-jobs.js';
 import { entity, keys, secondaryIndex, sortKeyPrefix } from './keys.js';
 import { queryPage, type Page } from './pages.js';
 import type { Key } from './requests.js';
@@ -43,18 +43,7 @@ export const importStore = {
   /** Stores a new queued job and its list entry at `nowMs` (epoch ms), in one transaction. */
   async create(store: Store, job: StoredImport, nowMs: number): Promise<void> {
     await store.transactWrite([
-      {
-        Put: {
-          Item: {
-            ...jobKey(job),
-            entity: entity.importJob,
-            ...job,
-            [INDEX_PK]: keys.runningImportsIndex,
-            [INDEX_SK]: runningSortKey(nowMs, job.id),
-          },
-          ConditionExpression: ITEM_ABSENT,
-        },
-      },
+      newRunningJobPut(jobKey(job), entity.importJob, job, keys.runningImportsIndex, nowMs),
       {
         Put: {
           Item: {

@@ -1,6 +1,7 @@
 import { secondaryIndex } from './keys.js';
 import { isoTime } from '../clock.js';
-import type { Item, Key, UpdateRequest } from './requests.js';
+import { ITEM_ABSENT } from './expressions.js';
+import type { Item, Key, TransactionItem, UpdateRequest } from './requests.js';
 import type { Store } from './store.js';
 
 /**
@@ -12,6 +13,31 @@ import type { Store } from './store.js';
 /** The index sort key of an unfinished job: the epoch MILLISECONDS of its last progress, zero-padded, then its id. */
 export function runningSortKey(atMs: number, jobId: string): string {
   return `${String(Math.floor(atMs)).padStart(15, '0')}#${jobId}`;
+}
+
+/**
+ * The put of a new job's item (`key`, `entity` and the job's attributes) in index partition `partition`, its progress
+ * at `nowMs` (epoch ms), on condition that no item has its key.
+ */
+export function newRunningJobPut(
+  key: Key,
+  entity: string,
+  job: { id: string },
+  partition: string,
+  nowMs: number,
+): TransactionItem {
+  return {
+    Put: {
+      Item: {
+        ...key,
+        entity,
+        ...job,
+        [secondaryIndex.partitionKey]: partition,
+        [secondaryIndex.sortKey]: runningSortKey(nowMs, job.id),
+      },
+      ConditionExpression: ITEM_ABSENT,
+    },
+  };
 }
 
 /** One page of stalled jobs: the parsed items and the key to continue from (undefined after the last page). */
