@@ -12,7 +12,8 @@ import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
 import type { LocalService } from '../shared/local/service.js';
 import { MCP_PROTOCOL_VERSION } from './requests.js';
-import { summarize, type LatencySummary, type RequestCounter } from './support.js';
+import { summarize, type LatencySummary } from './measuring.js';
+import type { RequestCounter } from './support.js';
 
 /** Calls per source address (under the per-IP limit of 5 per minute, so every answer is a 401). */
 const CALLS_PER_ADDRESS = 4;

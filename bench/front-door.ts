@@ -11,8 +11,9 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { LocalService } from '../shared/local/service.js';
 import { RATE_LIMITS } from '../shared/limits/rate-limit.js';
 import type { FakeStripeApi } from '../test/support/stripe-api.js';
-import { measureCalls, outcomeOf, type CallScenarioResult } from './requests.js';
-import { mintTokens, tokensNeeded, type RequestCounter } from './support.js';
+import { measureCalls, outcomeOf, type CallScenarioResult } from './measure-calls.js';
+import type { RequestCounter } from './support.js';
+import { mintTokens, tokensNeeded } from './tokens.js';
 
 /** Options of {@link measureFrontDoor}. */
 export interface FrontDoorOptions {

@@ -9,7 +9,8 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { LocalService } from '../shared/local/service.js';
-import { summarize, type LatencySummary, type RequestCounter } from './support.js';
+import { summarize, type LatencySummary } from './measuring.js';
+import type { RequestCounter } from './support.js';
 
 /** Figures of one path of refused hook requests. */
 export interface HookRefusalSeries {

@@ -24,7 +24,9 @@ import type { LocalService } from '../shared/local/service.js';
 import type { UnitOfWorkRuntime } from '../shared/store/unit-of-work.js';
 import { applyFoldedUpdates, batchWrite, readsNothingStore, recordingTransaction } from './seeding.js';
 import { RATE_LIMITS } from '../shared/limits/rate-limit.js';
-import { mintTokens, summarize, tokensNeeded, type LatencySummary, type RequestCounter } from './support.js';
+import { summarize, type LatencySummary } from './measuring.js';
+import type { RequestCounter } from './support.js';
+import { mintTokens, tokensNeeded } from './tokens.js';
 
 const DAY_MS = 86_400_000;
 /** Days the seeded creations are spread over (the series' length). */

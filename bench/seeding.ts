@@ -12,7 +12,7 @@ import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Store } from '../shared/store/store.js';
 import type { Item, Key } from '../shared/store/requests.js';
 import type { Transaction } from '../shared/store/unit-of-work.js';
-import { runPool } from './support.js';
+import { runPool } from './measuring.js';
 
 /** One recorded put: the item and its table. */
 export interface RecordedPut {

@@ -2,7 +2,8 @@
  * The store's own figures, measured in the same run as the service's: the latency of one raw GetItem and one raw
  * conditional UpdateItem (the baseline of each call's overhead ratio), and DynamoDB Local's write ceiling — concurrent
  * conditional UpdateItems on distinct items, the request mix of transitions and deliveries — straight through the store
- * adapter, with no service code around it.
+ * adapter, with no service code around it. A call's DynamoDB requests are priced at these raw p50s (ms): its round
+ * trips, the denominator of its latency ratio at raw prices.
  *
  * Bench items live under their own partition keys (`BENCH#...`), which no service code reads.
  *
@@ -11,7 +12,7 @@
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Store } from '../shared/store/store.js';
-import { runPool, summarize, type LatencySummary } from './support.js';
+import { runPool, summarize, type LatencySummary } from './measuring.js';
 
 /**
  * Latency of single raw requests of each kind the service sends, sequential (one in flight), in milliseconds: the
@@ -97,8 +98,51 @@ const PRICED_AS: Record<string, keyof RawRequestLatency> = {
 };
 
 /** The raw p50 (ms) of operation `operation` (`Get`, `TransactWrite`, ...): its own kind's ({@link PRICED_AS}). */
-export function rawPriceOf(operation: string, raw: RawRequestLatency): number {
+function rawPriceOf(operation: string, raw: RawRequestLatency): number {
   return raw[PRICED_AS[operation] ?? 'updateItem'].p50;
+}
+
+/**
+ * The operation of a command or request description: `GetItemCommand` / `Get SUBSCRIPTION` → `Get`,
+ * `TransactWrite[...]` → `TransactWrite`.
+ */
+function operationOf(name: string): string {
+  return name
+    .replace(/Command$/, '')
+    .split(/[ [×]/)[0]
+    .replace(/Items?$/, '');
+}
+
+/** Read operations (priced at the raw GetItem p50 by {@link getUpdateRoundTripsMs}). */
+const READ_OPERATIONS = new Set(['Get', 'BatchGet', 'Query', 'TransactGet', 'Scan']);
+
+/**
+ * The round trips of a call priced at the raw requests' p50 (ms), each request at its own kind's raw p50
+ * (`rawPriceOf`: a TransactWriteItems at a raw two-item transaction's, a BatchGetItem at a raw two-key batch's), from
+ * requests per call by command name or description.
+ */
+export function roundTripsMs(perCall: Record<string, number>, raw: RawRequestLatency): number {
+  return Object.entries(perCall).reduce(
+    (total, [name, count]) => total + count * rawPriceOf(operationOf(name), raw),
+    0,
+  );
+}
+
+/**
+ * The same round trips at two prices only, as earlier runs printed them: each read at the GetItem p50, each write
+ * (PutItem, TransactWriteItems, ...) at the UpdateItem p50.
+ */
+export function getUpdateRoundTripsMs(perCall: Record<string, number>, raw: RawRequestLatency): number {
+  return Object.entries(perCall).reduce(
+    (total, [name, count]) =>
+      total + count * (READ_OPERATIONS.has(operationOf(name)) ? raw.getItem.p50 : raw.updateItem.p50),
+    0,
+  );
+}
+
+/** `totals` (requests by command name or description) divided by `calls`: requests per call. */
+export function perCall(totals: Record<string, number>, calls: number): Record<string, number> {
+  return Object.fromEntries(Object.entries(totals).map(([name, count]) => [name, count / calls]));
 }
 
 /** DynamoDB Local's write ceiling: conditional write requests per second at a concurrency. */
