@@ -13,7 +13,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Principal } from '../shared/auth/principal.js';
 import { ABILITY_VALUES } from '../shared/catalogues/abilities.js';
-import { manualClock } from '../shared/clock.js';
+import { DAY_MS, manualClock } from '../shared/clock.js';
 import { writePaymentMetrics } from '../shared/domain/metrics/writes.js';
 import { createPlan } from '../shared/domain/plans/creation.js';
 import { createProject } from '../shared/domain/projects/creation.js';
@@ -28,7 +28,6 @@ import { summarize, type LatencySummary } from './measuring.js';
 import type { RequestCounter } from './support.js';
 import { mintTokens, tokensNeeded } from './tokens.js';
 
-const DAY_MS = 86_400_000;
 /** Days the seeded creations are spread over (the series' length). */
 const SPREAD_DAYS = 90;
 

@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { manualClock, systemClock } from '../shared/clock.js';
+import { DAY_MS, manualClock, systemClock } from '../shared/clock.js';
 import { applyDueDeadlines } from '../shared/deadlines/worker.js';
 import { TIER_ATTRIBUTE } from '../shared/domain/billing/record.js';
 import { createPlan } from '../shared/domain/plans/creation.js';
@@ -27,8 +27,6 @@ import { applyFoldedUpdates, batchWrite, readsNothingStore, recordingTransaction
 import { measureWriteCeiling, type WriteCeiling } from './store-baseline.js';
 import { fullPrincipal } from './subscriptions.js';
 import { attachRequestCounter } from './support.js';
-
-const DAY_MS = 86_400_000;
 
 /** Figures of the deadline worker applying due renewals. */
 export interface RenewalFigures {

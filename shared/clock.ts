@@ -6,6 +6,9 @@ export interface Clock {
   nowMs(): number;
 }
 
+/** One day in milliseconds (24 hours: times are UTC, so no day is shorter or longer). */
+export const DAY_MS = 86_400_000;
+
 /** The real clock. */
 export const systemClock: Clock = { nowMs: () => Date.now() };
 

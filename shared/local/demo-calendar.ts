@@ -1,7 +1,8 @@
 import type { BillingReason } from '../domain/payments/schema.js';
 import type { CreatePlanRequest } from '../domain/plans/schema.js';
 import type * as z from '../schemas/zod.js';
-import { DAY_MS, periodEnd } from '../domain/subscriptions/lifecycle.js';
+import { periodEnd } from '../domain/subscriptions/lifecycle.js';
+import { DAY_MS } from '../clock.js';
 
 /**
  * The demo history's calendar (DESIGN §5), pure: who arrives when, what happens to them later, and which payments that

@@ -16,7 +16,7 @@ import { createPlan } from '../domain/plans/creation.js';
 import { CreatePlanRequest } from '../domain/plans/schema.js';
 import { generateAccessCodes } from '../domain/access-codes/generation.js';
 import { GenerateAccessCodesRequest } from '../domain/access-codes/schema.js';
-import { DAY_MS } from '../domain/subscriptions/lifecycle.js';
+import { DAY_MS } from '../clock.js';
 import { keys } from '../store/keys.js';
 import { ConditionFailedError, type Store } from '../store/store.js';
 import { createSignInLink } from '../dashboard/sessions.js';

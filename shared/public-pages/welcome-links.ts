@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Clock } from '../clock.js';
+import { DAY_MS, type Clock } from '../clock.js';
 import { Team } from '../domain/teams/schema.js';
 import * as z from '../schemas/zod.js';
 import { entity, keys } from '../store/keys.js';
@@ -31,7 +31,7 @@ const parseStoredWelcomeLink = recordParser(
 );
 
 /** How long a welcome link works (24 hours). */
-const WELCOME_LINK_LIFETIME_MS = 24 * 3600 * 1000;
+const WELCOME_LINK_LIFETIME_MS = DAY_MS;
 
 const hashOf = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
 

@@ -22,10 +22,10 @@ import { startCapturingSmtpServer, type CapturingSmtpServer } from '../support/m
 import { startFakeStripeApi, type FakeStripeApi } from '../support/stripe-api.js';
 import { testClock } from '../support/store.js';
 import { startFakeBotApi, type FakeBotApi } from '../support/telegram-bot-api.js';
+import { DAY_MS } from '../../shared/clock.js';
 
 const BOT = { id: 700400, username: 'renewal_bot' };
 const CHAT_ID = -1007000000400;
-const DAY = 86_400_000;
 
 let clock: ManualClock;
 let smtp: CapturingSmtpServer;
@@ -120,7 +120,7 @@ const dmsTo = (chatId: number) =>
 /** Moves the clock `days` ahead once everything of the present is done, then runs the deadline worker there. */
 async function daysLater(days: number): Promise<void> {
   await service.runtime.idle();
-  clock.advance(days * DAY);
+  clock.advance(days * DAY_MS);
   await applyDueDeadlines(service.runtime, clock.nowMs());
   await service.runtime.idle();
 }
@@ -148,7 +148,7 @@ describe('a renewal that fails at Stripe, on the local stack', () => {
     expect(smtp.messages.filter((mail) => mail.envelopeTo.includes('ada@example.test'))).toHaveLength(1);
     expect(dmsTo(4101)).toHaveLength(1);
 
-    clock.advance(30 * DAY);
+    clock.advance(30 * DAY_MS);
     const adaInvoice = await stripe.failRenewal(ada.stripeSubscription);
     const bobInvoice = await stripe.failRenewal(bob.stripeSubscription);
     expect(adaInvoice).not.toBe(bobInvoice);

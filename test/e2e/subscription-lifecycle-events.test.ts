@@ -34,7 +34,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
 import { WEBHOOK_EVENT_NAMES } from '../../shared/catalogues/webhook-events.js';
-import { isoTime } from '../../shared/clock.js';
+import { DAY_MS, isoTime } from '../../shared/clock.js';
 import { markInvoicePaid, markInvoicePaymentFailed } from '../../shared/domain/billing/changes.js';
 import { GRACE_PERIOD_MS } from '../../shared/domain/billing/schema.js';
 import { TRANSITION_TABLE } from '../../shared/domain/subscriptions/state-machine.js';
@@ -44,7 +44,6 @@ import { checkSignature } from '../support/signature.js';
 import {
   BOT,
   CHAT_ID,
-  DAY,
   HOUR,
   MINUTE,
   NOT_PRODUCIBLE_YET,
@@ -348,7 +347,7 @@ describe('every D15 transition and every event at one receiver', () => {
     await cancelNow(await grant({ trial: true }));
     await cancelNow(await firstPayment('pending'));
     await cancelNow(await firstPayment('failed'));
-    await cancelNow(await grant({ starts_at: isoTime(clock.nowMs() + 5 * DAY) }));
+    await cancelNow(await grant({ starts_at: isoTime(clock.nowMs() + 5 * DAY_MS) }));
     const overdue = await grant();
     await fire([[overdue, 'payment_failed']], () => pay(overdue, 'failed'));
     await cancelNow(overdue);
@@ -385,7 +384,7 @@ describe('every D15 transition and every event at one receiver', () => {
       subscriber: { display_name: 'Code holder' },
     });
     const fixedTerm = redeemed.subscription.id as string;
-    expect(redeemed.subscription.ends_at).toBe(isoTime(start + 2 * DAY));
+    expect(redeemed.subscription.ends_at).toBe(isoTime(start + 2 * DAY_MS));
 
     // Each run's statuses before are known before the clock moves, so nothing can apply a move before it is checked.
     await fire(
@@ -395,15 +394,15 @@ describe('every D15 transition and every event at one receiver', () => {
         [scheduled, 'start_reached'],
         [scheduledTrial, 'start_reached'],
       ],
-      () => runDeadlinesAt(start + DAY),
+      () => runDeadlinesAt(start + DAY_MS),
     );
     expect((await subscriptionOf(scheduled)).status).toBe('active');
     expect((await subscriptionOf(scheduledTrial)).status).toBe('trialing');
-    await fire([[fixedTerm, 'term_ended']], () => runDeadlinesAt(start + 2 * DAY + MINUTE));
-    await fire([[trial, 'trial_ended']], () => runDeadlinesAt(start + 7 * DAY + MINUTE));
+    await fire([[fixedTerm, 'term_ended']], () => runDeadlinesAt(start + 2 * DAY_MS + MINUTE));
+    await fire([[trial, 'trial_ended']], () => runDeadlinesAt(start + 7 * DAY_MS + MINUTE));
     await fire(
       overdueIds.map((id) => [id, 'retries_exhausted']),
-      () => runDeadlinesAt(start + 14 * DAY + MINUTE),
+      () => runDeadlinesAt(start + 14 * DAY_MS + MINUTE),
     );
     await fire([[recovered, 'payment_succeeded']], () => pay(recovered, 'succeeded'));
     await fireOne(givenUp, 'cancel', 'POST', path(givenUp, 'cancel'), { at_period_end: false });
@@ -416,7 +415,7 @@ describe('every D15 transition and every event at one receiver', () => {
       ],
       () => runDeadlinesAt(periodEnd + MINUTE),
     );
-    await fire([[stillUnpaid, 'unpaid_limit_reached']], () => runDeadlinesAt(start + 44 * DAY + 5 * MINUTE));
+    await fire([[stillUnpaid, 'unpaid_limit_reached']], () => runDeadlinesAt(start + 44 * DAY_MS + 5 * MINUTE));
 
     // ---- Every pair of every row of the table was exercised. ------------------------------------
     const allPairs = TRANSITION_TABLE.flatMap((rule) => rule.from.map((from) => pairOf(from, rule.trigger)));

@@ -13,7 +13,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { isoTime } from '../../shared/clock.js';
+import { DAY_MS, isoTime } from '../../shared/clock.js';
 import { recordPlatformMembership } from '../../shared/domain/members/platform-updates.js';
 import { addInterval } from '../../shared/domain/subscriptions/lifecycle.js';
 import type { EventEnvelope } from '../../shared/events/outbox.js';
@@ -41,8 +41,6 @@ import {
 
 useAccessCodeRedemptionFixture();
 
-const DAY = 86_400_000;
-
 const types = (events: EventEnvelope[]) => events.map((event) => event.type);
 
 describe('redeeming', () => {
@@ -62,10 +60,10 @@ describe('redeeming', () => {
       source: 'access_code',
       payment_provider: null,
       starts_at: isoTime(now),
-      ends_at: isoTime(now + 30 * DAY),
+      ends_at: isoTime(now + 30 * DAY_MS),
       trial_ends_at: null,
       current_period_start: isoTime(now),
-      current_period_end: isoTime(Math.min(addInterval(now, 'month', 1), now + 30 * DAY)),
+      current_period_end: isoTime(Math.min(addInterval(now, 'month', 1), now + 30 * DAY_MS)),
     });
     expect(redemption.access_code).toMatchObject({
       id: code.id,
@@ -109,9 +107,9 @@ describe('redeeming', () => {
       status: 'trialing',
       has_access: true,
       source: 'access_code',
-      trial_ends_at: isoTime(now + 14 * DAY),
+      trial_ends_at: isoTime(now + 14 * DAY_MS),
       ends_at: null,
-      current_period_end: isoTime(now + 14 * DAY),
+      current_period_end: isoTime(now + 14 * DAY_MS),
     });
     expect(second.access_code).toMatchObject({ effect: 'trial', status: 'exhausted', times_redeemed: 1 });
   });
@@ -248,8 +246,8 @@ describe('redeeming', () => {
     const subscriberId = await newSubscriber();
     const revoked = await codeOf();
     await ok('POST', `/v1/access-codes/${revoked.id}/revoke`);
-    const expiring = await codeOf({ expires_at: isoTime(clock.nowMs() + DAY) });
-    clock.advance(DAY + 1000);
+    const expiring = await codeOf({ expires_at: isoTime(clock.nowMs() + DAY_MS) });
+    clock.advance(DAY_MS + 1000);
     const before = await domainSnapshot(runtime.store);
     expect(
       expectRestProblem(await redeem({ code: revoked.code, subscriber_id: subscriberId }), 'CONFLICT').detail,

@@ -23,6 +23,7 @@ import { domainSnapshot } from '../support/guarantees.js';
 import { TeamEventCursor } from '../support/events.js';
 import { createTestRuntime, seedTeam, testClock, type TestRuntime } from '../support/store.js';
 import { invoice, newWebhookSecret, stripeEventBody, stripeId, stripeSignature } from '../support/stripe.js';
+import { DAY_MS } from '../../shared/clock.js';
 
 let clock: ManualClock;
 let runtime: TestRuntime;
@@ -121,7 +122,7 @@ describe('POST /hooks/billing/stripe', () => {
     expect(await domainSnapshot(runtime.store)).toEqual(before);
     expect(await newEvents()).toEqual([]);
 
-    clock.advance(86_400_000);
+    clock.advance(DAY_MS);
     expect(await operatorEvent('invoice.paid').send()).toEqual({ status: 200, body: { received: true } });
     expect(types(await newEvents())).toEqual(['billing.invoice_paid', 'billing.grace_period_ended']);
     expect(await getBillingOverview(runtime, team.team.id)).toMatchObject({ status: 'ok' });

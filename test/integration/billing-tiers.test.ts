@@ -12,7 +12,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { isoTime } from '../../shared/clock.js';
+import { DAY_MS, isoTime } from '../../shared/clock.js';
 import { periodContaining } from '../../shared/domain/billing/account.js';
 import { changeTier } from '../../shared/domain/billing/changes.js';
 import { TIER_LIMITS, TIER_PRICES } from '../../shared/domain/billing/schema.js';
@@ -37,8 +37,6 @@ import {
 } from '../support/fixtures/billing.js';
 
 useBillingFixture();
-
-const DAY = 86_400_000;
 
 const createEndpoint = () =>
   call('POST', '/v1/webhook-endpoints', {
@@ -69,7 +67,7 @@ describe('tier, limits and usage', () => {
       locked_at: null,
       usage: { projects: 0, subscribers: 0, webhook_endpoints: 0, team_members: 0 },
     });
-    expect(Date.parse(billing.current_period_end) - created).toBeGreaterThanOrEqual(28 * DAY);
+    expect(Date.parse(billing.current_period_end) - created).toBeGreaterThanOrEqual(28 * DAY_MS);
     expect(await invoices()).toEqual([]);
     expect(await newEvents()).toEqual([]);
   });
@@ -197,7 +195,7 @@ describe('tier changes and invoices', () => {
   it('issues the next invoice at each period start by the clock, once however often the worker runs, at the tier of that moment', async () => {
     await changeTier(runtime, team.team.id, 'pro');
     const first = (await invoices())[0];
-    clock.advance(DAY);
+    clock.advance(DAY_MS);
     await changeTier(runtime, team.team.id, 'business'); // between paid tiers: same period, next invoice at the new price
     await newEvents();
     clock.set(Date.parse(first.period_end) + 60_000);
@@ -235,7 +233,7 @@ describe('tier changes and invoices', () => {
   });
 
   it('gives a free team no invoice and no clock at all', async () => {
-    clock.advance(40 * DAY);
+    clock.advance(40 * DAY_MS);
     expect(await tick()).toEqual({ applied: 0, failed: 0 });
     expect(await invoices()).toEqual([]);
     const billing = await ok(call('GET', '/v1/billing'));

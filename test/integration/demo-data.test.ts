@@ -4,14 +4,13 @@
  */
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { manualClock } from '../../shared/clock.js';
+import { DAY_MS, manualClock } from '../../shared/clock.js';
 import { applyDueDeadlines } from '../../shared/deadlines/worker.js';
 import { expectedPayments } from '../../shared/local/demo-calendar.js';
 import type { LocalService } from '../../shared/local/service.js';
 import { entity } from '../../shared/store/keys.js';
 import { startTestService } from '../support/local-service.js';
 
-const DAY_MS = 86_400_000;
 const clock = manualClock();
 let service: LocalService;
 let projectId: string;

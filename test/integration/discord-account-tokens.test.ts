@@ -40,6 +40,7 @@ import {
   subscribedWithPlan,
   useDiscordFixture,
 } from '../support/fixtures/discord.js';
+import { DAY_MS } from '../../shared/clock.js';
 
 useDiscordFixture();
 
@@ -91,7 +92,7 @@ describe('linking a Discord account (OAuth2)', () => {
     expect(await applyDueDeadlines(runtime, clock.nowMs())).toEqual({ applied: 1, failed: 0 });
     expect(roles()).toEqual([ROLE_ID]);
     expect((await call('GET', `/v1/members/${memberId}`)).json.platform_error).toBeNull();
-    clock.advance(24 * 3600 * 1000);
+    clock.advance(DAY_MS);
     expect(await applyDueDeadlines(runtime, clock.nowMs())).toEqual({ applied: 0, failed: 0 });
   });
 
@@ -111,7 +112,7 @@ describe('linking a Discord account (OAuth2)', () => {
 
     // The user leaves the server; eight days later (tokens expired) their membership starts again.
     discord.guild(GUILD_ID).members.delete(USER_ID);
-    clock.advance(8 * 24 * 3600 * 1000);
+    clock.advance(8 * DAY_MS);
     expect(
       (await call('POST', `/v1/subscriptions/${subscriptionId}/cancel`, { at_period_end: false })).json.status,
     ).toBe('canceled');
@@ -150,7 +151,7 @@ describe('linking a Discord account (OAuth2)', () => {
 
     // Still in the server when the next grant comes, tokens expired again: no refresh, no join.
     const latest = (await call('GET', `/v1/subscribers/${subscriberId}`)).json;
-    clock.advance(8 * 24 * 3600 * 1000);
+    clock.advance(8 * DAY_MS);
     const current = (
       await call('GET', `/v1/projects/${projectId}/subscriptions`, undefined, {
         query: { subscriber_id: subscriberId },
@@ -177,7 +178,7 @@ describe('linking a Discord account (OAuth2)', () => {
     ).member.id;
     discord.guild(GUILD_ID).members.delete(USER_ID);
     discord.revokeRefreshTokens(USER_ID);
-    clock.advance(8 * 24 * 3600 * 1000);
+    clock.advance(8 * DAY_MS);
     await call('POST', `/v1/subscriptions/${subscriptionId}/cancel`, { at_period_end: false });
     expect(
       (await call('POST', `/v1/projects/${projectId}/subscriptions`, { subscriber_id: subscriberId, plan_id: planId }))

@@ -18,6 +18,7 @@ import { generateCall, rpc, runJobs, startTask } from '../support/access-code-ta
 import { ctx, events, listAll, partitionItems, useAccessCodesFixture } from '../support/fixtures/access-codes.js';
 import { lockTeam } from '../support/billing.js';
 import { seedTeam } from '../support/store.js';
+import { DAY_MS } from '../../shared/clock.js';
 
 useAccessCodesFixture();
 
@@ -58,7 +59,7 @@ describe('access-code batches above 100 as tasks', () => {
       taskId: expect.stringMatching(TASK_ID),
       status: 'working',
       statusMessage: '0 of 150 codes written.',
-      ttlMs: 86_400_000,
+      ttlMs: DAY_MS,
     });
     const { taskId } = created.result;
     expect(await listAll()).toEqual([]);

@@ -25,6 +25,7 @@ import {
   useTelegramFixture,
   user,
 } from '../support/fixtures/telegram.js';
+import { DAY_MS } from '../../shared/clock.js';
 
 useTelegramFixture();
 
@@ -35,8 +36,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await smtp.close();
 });
-
-const DAY = 86_400_000;
 const TELEGRAM_USER = 4242;
 
 /** Fans out the outbox, then runs every queued message-send once. */
@@ -105,11 +104,11 @@ describe('messages through e-mail and Telegram', () => {
     expect(String(dmsTo().at(-1)!.payload.text)).toContain(`/portal/${projectId}`);
 
     for (const days of [3, 3]) {
-      clock.advance(days * DAY);
+      clock.advance(days * DAY_MS);
       await applyDueDeadlines(runtime, clock.nowMs());
       await send();
     }
-    clock.advance(DAY);
+    clock.advance(DAY_MS);
     await applyDueDeadlines(runtime, clock.nowMs());
     await send();
     const log = await call('GET', `/v1/projects/${projectId}/messages`, undefined, {

@@ -12,7 +12,6 @@ import { relayOutbox, sweep } from '../../shared/domain/webhook-deliveries/sweep
 import { unsubscribeWithToken } from '../../shared/domain/messages/unsubscribe.js';
 import { MailSendError, type OutgoingMail } from '../../shared/mail/port.js';
 import {
-  DAY,
   clock,
   grant,
   newSubscriber,
@@ -22,6 +21,7 @@ import {
   runtime,
   usePaymentsFixture,
 } from '../support/fixtures/payments.js';
+import { DAY_MS } from '../../shared/clock.js';
 
 usePaymentsFixture();
 
@@ -90,7 +90,7 @@ describe('lifecycle messages', () => {
     await record({ subscription_id: subscription.id, status: 'failed' });
     await deliver();
     const step = async (days: number) => {
-      clock.advance(days * DAY);
+      clock.advance(days * DAY_MS);
       await applyDueDeadlines(runtime, clock.nowMs());
       await deliver();
       return (await messages(subscriberId)).map((message) => message.kind);
@@ -108,10 +108,10 @@ describe('lifecycle messages', () => {
     await deliver();
     await record({ subscription_id: recovered.id, status: 'failed' });
     await deliver();
-    clock.advance(DAY);
+    clock.advance(DAY_MS);
     await record({ subscription_id: recovered.id, status: 'succeeded' });
     await deliver();
-    clock.advance(10 * DAY);
+    clock.advance(10 * DAY_MS);
     await applyDueDeadlines(runtime, clock.nowMs());
     await deliver();
     expect((await messages(other)).map((message) => message.kind)).toEqual(['payment_failed', 'welcome']);
@@ -164,7 +164,7 @@ describe('lifecycle messages', () => {
     expect(sent.map((mail) => mail.to)).toEqual(['ada@example.test']);
 
     // Sent messages leave the index: much later, nothing comes back.
-    clock.advance(DAY);
+    clock.advance(DAY_MS);
     await sweep(runtime);
     expect(ours()).toEqual([]);
   });

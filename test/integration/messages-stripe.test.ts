@@ -18,6 +18,7 @@ import {
   stripeEvent,
   useStripeHooksFixture,
 } from '../support/fixtures/stripe-hooks.js';
+import { DAY_MS } from '../../shared/clock.js';
 
 useStripeHooksFixture();
 
@@ -44,7 +45,7 @@ async function failedRenewal(): Promise<string> {
   const { subscription } = await checkout();
   await stripeEvent('invoice.paid', paidInvoice(subscription, stripeId('pi'), 'subscription_create')).send();
   await deliver();
-  clock.advance(31 * 86_400_000);
+  clock.advance(31 * DAY_MS);
   return subscription;
 }
 

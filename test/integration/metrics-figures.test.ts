@@ -14,7 +14,8 @@ import { describe, expect, it } from 'vitest';
 import { METRICS_SERIES_DAYS } from '../../shared/domain/metrics/schema.js';
 import { expectRestProblem } from '../support/guarantees.js';
 import { seedTeam, seedToken } from '../support/store.js';
-import { DAY, call, clock, newProject, ok, runtime, team, useMetricsFixture } from '../support/fixtures/metrics.js';
+import { call, clock, newProject, ok, runtime, team, useMetricsFixture } from '../support/fixtures/metrics.js';
+import { DAY_MS } from '../../shared/clock.js';
 
 useMetricsFixture();
 
@@ -55,7 +56,7 @@ describe('the figures', () => {
       201,
     );
     // Films: a paid fortnightly subscription (1200 USD per two weeks = 2600 a month), the next day.
-    clock.advance(DAY);
+    clock.advance(DAY_MS);
     await ok(
       'POST',
       `/v1/projects/${films.id}/payments`,
@@ -81,7 +82,7 @@ describe('the figures', () => {
     });
     expect(bookFigures.daily.slice(-2)).toEqual([
       {
-        date: new Date(clock.nowMs() - DAY).toISOString().slice(0, 10),
+        date: new Date(clock.nowMs() - DAY_MS).toISOString().slice(0, 10),
         active: 1,
         revenue: [{ currency: 'EUR', amount: 900 }],
       },

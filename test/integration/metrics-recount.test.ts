@@ -22,7 +22,6 @@ import { keys, secondaryIndex } from '../../shared/store/keys.js';
 import { teamEvents } from '../support/events.js';
 import { rest } from '../support/calls.js';
 import {
-  DAY,
   call,
   clock,
   newProject,
@@ -33,6 +32,7 @@ import {
   team,
   useMetricsFixture,
 } from '../support/fixtures/metrics.js';
+import { DAY_MS } from '../../shared/clock.js';
 
 useMetricsFixture();
 
@@ -147,7 +147,7 @@ function recount(
 ): Omit<Metrics, 'object' | 'project_id' | 'as_of'> {
   const mine = (projectId: string) => projectIds.includes(projectId);
   const dates = Array.from({ length: METRICS_SERIES_DAYS }, (_, index) =>
-    dayOf(nowMs - (METRICS_SERIES_DAYS - 1 - index) * DAY),
+    dayOf(nowMs - (METRICS_SERIES_DAYS - 1 - index) * DAY_MS),
   );
   const recent = new Set(dates.slice(-METRICS_RECENT_DAYS));
   const current = subscriptions.filter((subscription) => mine(subscription.project_id));
@@ -312,7 +312,7 @@ describe('the counters equal a recount (property)', () => {
             const plan = project.plans[step.plan];
             const subscriber = await project.subscriber(`S${subscriptionIds.length}`);
             if (['grant', 'trial', 'fixed'].includes(step.how)) {
-              const ends = step.how === 'fixed' ? { ends_at: new Date(clock.nowMs() + 10 * DAY).toISOString() } : {};
+              const ends = step.how === 'fixed' ? { ends_at: new Date(clock.nowMs() + 10 * DAY_MS).toISOString() } : {};
               const created = await attempt('POST', `/v1/projects/${project.id}/subscriptions`, {
                 subscriber_id: subscriber,
                 plan_id: plan,
@@ -376,7 +376,7 @@ describe('the counters equal a recount (property)', () => {
             // team's (earlier runs' teams are done with: their deadlines wait for a day this team has one due).
             let earliest = await earliestDeadlineSortKey(team.team.id);
             for (let day = 0; day < step.days; day += 1) {
-              clock.advance(DAY);
+              clock.advance(DAY_MS);
               if (earliest === null || earliest >= dueSortKeyBound(clock.nowMs())) continue;
               await tick();
               earliest = await earliestDeadlineSortKey(team.team.id);

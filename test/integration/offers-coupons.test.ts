@@ -13,6 +13,7 @@ import { clock, projectId, runtime, team, usePublicPagesFixture } from '../suppo
 import { startHookServer } from '../support/hook-server.js';
 import { startFakeStripeApi, type FakeStripeApi } from '../support/stripe-api.js';
 import { connectStripe, invoice, stripeEventBody, stripeSignature } from '../support/stripe.js';
+import { DAY_MS } from '../../shared/clock.js';
 
 usePublicPagesFixture();
 
@@ -28,7 +29,6 @@ afterAll(async () => {
 });
 
 const { ok, call } = caller(() => ({ runtime, token: team.token }));
-const DAY_MS = 86_400_000;
 
 let planId: string;
 let otherPlanId: string;

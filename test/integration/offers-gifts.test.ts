@@ -28,6 +28,7 @@ import { startHookServer } from '../support/hook-server.js';
 import { startCapturingSmtpServer, type CapturingSmtpServer } from '../support/mail.js';
 import { startFakeStripeApi, type FakeStripeApi } from '../support/stripe-api.js';
 import { connectStripe } from '../support/stripe.js';
+import { DAY_MS } from '../../shared/clock.js';
 
 usePublicPagesFixture();
 
@@ -45,7 +46,6 @@ afterAll(async () => {
 });
 
 const { ok } = caller(() => ({ runtime, token: team.token }));
-const DAY_MS = 86_400_000;
 
 let planId: string;
 

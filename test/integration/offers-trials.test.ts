@@ -19,8 +19,7 @@ import { expectRestProblem } from '../support/guarantees.js';
 import { createTestRuntime, seedTeam, testClock, type TestRuntime } from '../support/store.js';
 import { startFakeStripeApi, type FakeStripeApi } from '../support/stripe-api.js';
 import { connectStripe } from '../support/stripe.js';
-
-const DAY_MS = 86_400_000;
+import { DAY_MS } from '../../shared/clock.js';
 
 let clock: ManualClock;
 let stripe: FakeStripeApi;

@@ -12,12 +12,11 @@
 
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { isoTime } from '../../shared/clock.js';
+import { DAY_MS, isoTime } from '../../shared/clock.js';
 import { applyDueDeadlines } from '../../shared/deadlines/worker.js';
 import { expectRestProblem, expectToolProblem } from '../support/guarantees.js';
 import { tool } from '../support/calls.js';
 import {
-  DAY,
   call,
   clock,
   gold,
@@ -154,7 +153,7 @@ describe('the first payment of a new subscription (D15 "(new)" row)', () => {
       payment_provider: 'manual',
       current_period_start: isoTime(clock.nowMs()),
     });
-    expect(Date.parse(active.current_period_end)).toBeGreaterThan(clock.nowMs() + 27 * DAY);
+    expect(Date.parse(active.current_period_end)).toBeGreaterThan(clock.nowMs() + 27 * DAY_MS);
     expect(types(await newEvents())).toEqual(['payment.succeeded', 'subscription.created', 'member.converted']);
   });
 
@@ -236,7 +235,7 @@ describe('payments for an existing subscription drive D15', () => {
   it('succeeded on unpaid → activated', async () => {
     const granted = await grant();
     await record({ subscription_id: granted.id, status: 'failed' });
-    clock.advance(15 * DAY);
+    clock.advance(15 * DAY_MS);
     await tick();
     expect(await subscription(granted.id)).toMatchObject({ status: 'unpaid', has_access: false });
     await newEvents();

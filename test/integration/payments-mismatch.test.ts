@@ -27,12 +27,11 @@ import {
   types,
   useStripeHooksFixture,
 } from '../support/fixtures/stripe-hooks.js';
+import { DAY_MS } from '../../shared/clock.js';
 
 useStripeHooksFixture();
 
 const { call } = caller(() => ({ runtime, token: team.token }));
-
-const DAY_MS = 86_400_000;
 
 /** The payment a `payment.*` event carries. */
 const paymentOf = (event: { data: unknown }) => (event.data as { payment: Payment }).payment;

@@ -12,13 +12,12 @@
 
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { isoTime } from '../../shared/clock.js';
+import { DAY_MS, isoTime } from '../../shared/clock.js';
 import { redactPayload } from '../../shared/domain/webhook-deliveries/fan-out.js';
 import { expectRestProblem, expectToolProblem, scanTable } from '../support/guarantees.js';
 import { tool } from '../support/calls.js';
 import { seedToken } from '../support/store.js';
 import {
-  DAY,
   call,
   clock,
   free,
@@ -57,7 +56,7 @@ describe('read and list', () => {
     const boSubscription = await grant({ subscriber_id: bo });
     const made: { id: string; subscriber_id: string; status: string; created_at: string }[] = [];
     for (let index = 0; index < 6; index++) {
-      clock.advance(DAY);
+      clock.advance(DAY_MS);
       const forAda = index % 2 === 0;
       made.push(
         await record({

@@ -31,6 +31,7 @@ import {
   types,
   useStripeHooksFixture,
 } from '../support/fixtures/stripe-hooks.js';
+import { DAY_MS } from '../../shared/clock.js';
 
 useStripeHooksFixture();
 
@@ -78,13 +79,13 @@ describe('mapped events', () => {
     });
 
     // A renewal, then a failed renewal (past_due), then the retried invoice paid with the same PaymentIntent.
-    clock.advance(31 * 86_400_000);
+    clock.advance(31 * DAY_MS);
     expect(
       (await stripeEvent('invoice.paid', paidInvoice(subscription, stripeId('pi'), 'subscription_cycle')).send())
         .status,
     ).toBe(200);
     expect(types(await newEvents())).toEqual(['payment.succeeded', 'subscription.renewed']);
-    clock.advance(31 * 86_400_000);
+    clock.advance(31 * DAY_MS);
     const failedIntent = stripeId('pi');
     expect(
       (
@@ -100,9 +101,9 @@ describe('mapped events', () => {
     expect(await ok('GET', `/v1/subscriptions/${subscriptionId}`)).toMatchObject({
       status: 'past_due',
       has_access: true,
-      grace_period_end: new Date(clock.nowMs() + 7 * 86_400_000).toISOString(),
+      grace_period_end: new Date(clock.nowMs() + 7 * DAY_MS).toISOString(),
     });
-    clock.advance(86_400_000);
+    clock.advance(DAY_MS);
     expect(
       (await stripeEvent('invoice.paid', paidInvoice(subscription, failedIntent, 'subscription_cycle')).send()).status,
     ).toBe(200);
@@ -238,7 +239,7 @@ describe('mapped events', () => {
     expect(await ok('GET', `/v1/subscriptions/${subscriptionId}`)).toMatchObject({
       status: 'trialing',
       has_access: true,
-      trial_ends_at: new Date(clock.nowMs() + 14 * 86_400_000).toISOString(),
+      trial_ends_at: new Date(clock.nowMs() + 14 * DAY_MS).toISOString(),
     });
     await newEvents();
     expect(
@@ -246,7 +247,7 @@ describe('mapped events', () => {
         .body.ignored,
     ).toContain('trialing');
     expect(await newEvents()).toEqual([]);
-    clock.advance(14 * 86_400_000);
+    clock.advance(14 * DAY_MS);
     expect(
       (await stripeEvent('invoice.paid', paidInvoice(subscription, stripeId('pi'), 'subscription_cycle')).send())
         .status,

@@ -34,6 +34,7 @@ import {
   webhookSecret,
   useStripeHooksFixture,
 } from '../support/fixtures/stripe-hooks.js';
+import { DAY_MS } from '../../shared/clock.js';
 
 useStripeHooksFixture();
 
@@ -97,7 +98,7 @@ describe('idempotency and order', () => {
       paidInvoice(subscription, stripeId('pi'), 'subscription_create'),
       nowSeconds(),
     ).send();
-    clock.advance(31 * 86_400_000);
+    clock.advance(31 * DAY_MS);
     const base = nowSeconds();
     const olderFailure = stripeEvent(
       'invoice.payment_failed',

@@ -9,12 +9,11 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { isoTime } from '../../shared/clock.js';
+import { DAY_MS, isoTime } from '../../shared/clock.js';
 import { deadlineItem } from '../../shared/deadlines/deadline.js';
 import { SUBSCRIPTION_DEADLINE_KIND } from '../../shared/domain/subscriptions/writes.js';
 import { keys } from '../../shared/store/keys.js';
 import {
-  DAY,
   HOUR,
   clock,
   deadlines,
@@ -40,7 +39,7 @@ describe('clock-driven transitions (deadline worker)', () => {
     const subscription = await subscribe({ trial: true });
     await newEvents();
     expect(await tick()).toEqual({ applied: 0, failed: 0 });
-    clock.advance(7 * DAY);
+    clock.advance(7 * DAY_MS);
     expect((await tick()).applied).toBe(1);
     const active = await ok('GET', `/v1/subscriptions/${subscription.id}`);
     expect(active).toMatchObject({
@@ -62,16 +61,16 @@ describe('clock-driven transitions (deadline worker)', () => {
     });
     expect(types(await newEvents())).toEqual(['subscription.renewed']);
     // Two periods missed at once are both renewed in one run.
-    clock.advance(Date.parse(renewed.current_period_end) - clock.nowMs() + 40 * DAY);
+    clock.advance(Date.parse(renewed.current_period_end) - clock.nowMs() + 40 * DAY_MS);
     await tick();
     expect(types(await newEvents())).toEqual(['subscription.renewed', 'subscription.renewed']);
     expect((await deadlines()).length).toBe(1);
   });
 
   it('starts a scheduled subscription, expires a fixed term and cancels at the period end', async () => {
-    const scheduled = await subscribe({ starts_at: isoTime(clock.nowMs() + DAY), trial: true });
+    const scheduled = await subscribe({ starts_at: isoTime(clock.nowMs() + DAY_MS), trial: true });
     const fixed = await subscribe({
-      ends_at: isoTime(clock.nowMs() + 3 * DAY),
+      ends_at: isoTime(clock.nowMs() + 3 * DAY_MS),
       plan_id: free.id,
       subscriber_id: await newSubscriber('Gus'),
     });
@@ -79,7 +78,7 @@ describe('clock-driven transitions (deadline worker)', () => {
     await ok('POST', `/v1/subscriptions/${leaving.id}/cancel`, {});
     await newEvents();
 
-    clock.advance(DAY);
+    clock.advance(DAY_MS);
     await tick();
     expect(await ok('GET', `/v1/subscriptions/${scheduled.id}`)).toMatchObject({
       status: 'trialing',
@@ -88,7 +87,7 @@ describe('clock-driven transitions (deadline worker)', () => {
     });
     expect(types(await newEvents())).toEqual(['subscription.activated', 'member.converted']);
 
-    clock.advance(2 * DAY);
+    clock.advance(2 * DAY_MS);
     await tick();
     expect(await ok('GET', `/v1/subscriptions/${fixed.id}`)).toMatchObject({
       status: 'expired',
@@ -137,7 +136,7 @@ describe('clock-driven transitions (deadline worker)', () => {
     expect(await newEvents()).toEqual([]);
     const dueTimes = (await deadlines()).map((item) => item.due_at).sort();
     expect(dueTimes).toEqual(
-      [isoTime(Date.parse(incomplete.created_at) + 23 * HOUR), isoTime(clock.nowMs() + 7 * DAY)].sort(),
+      [isoTime(Date.parse(incomplete.created_at) + 23 * HOUR), isoTime(clock.nowMs() + 7 * DAY_MS)].sort(),
     );
 
     clock.advance(23 * HOUR);
@@ -148,7 +147,7 @@ describe('clock-driven transitions (deadline worker)', () => {
     });
     expect(types(await newEvents())).toEqual(['subscription.incomplete_expired']);
 
-    clock.advance(7 * DAY);
+    clock.advance(7 * DAY_MS);
     await tick();
     expect(await ok('GET', `/v1/subscriptions/${overdue.id}`)).toMatchObject({
       status: 'unpaid',
@@ -156,7 +155,7 @@ describe('clock-driven transitions (deadline worker)', () => {
       has_access: false,
     });
     expect(types(await newEvents())).toEqual(['subscription.unpaid', 'member.churned']);
-    clock.advance(30 * DAY);
+    clock.advance(30 * DAY_MS);
     await tick();
     expect(await ok('GET', `/v1/subscriptions/${overdue.id}`)).toMatchObject({
       status: 'canceled',

@@ -5,10 +5,9 @@
  * clears it. Payments are recorded through the `manual` provider.
  */
 import { describe, expect, it } from 'vitest';
-import { isoTime } from '../../shared/clock.js';
+import { DAY_MS, isoTime } from '../../shared/clock.js';
 import { applyDueDeadlines } from '../../shared/deadlines/worker.js';
 import {
-  DAY,
   clock,
   newEvents,
   ok,
@@ -37,7 +36,7 @@ async function pastDueOn(graceDays: number): Promise<{ id: string; failedAtMs: n
   );
   expect(plan.grace_days).toBe(graceDays);
   const first = await record({ subscriber_id: subscriberId, plan_id: plan.id, status: 'succeeded' });
-  clock.advance(DAY);
+  clock.advance(DAY_MS);
   const failedAtMs = clock.nowMs();
   await record({ subscription_id: first.subscription_id, status: 'failed' });
   await newEvents();
@@ -51,10 +50,10 @@ describe('the plan’s grace period', () => {
     expect(pastDue).toMatchObject({
       status: 'past_due',
       has_access: true,
-      grace_period_end: isoTime(failedAtMs + 3 * DAY),
+      grace_period_end: isoTime(failedAtMs + 3 * DAY_MS),
     });
 
-    clock.advance(3 * DAY - 1);
+    clock.advance(3 * DAY_MS - 1);
     expect(await tick()).toEqual({ applied: 0, failed: 0 });
     expect(await subscription(id)).toMatchObject({ status: 'past_due', has_access: true });
     expect(await newEvents()).toEqual([]);
@@ -66,7 +65,7 @@ describe('the plan’s grace period', () => {
       previous_status: 'past_due',
       has_access: false,
       grace_period_end: null,
-      status_changed_at: isoTime(failedAtMs + 3 * DAY),
+      status_changed_at: isoTime(failedAtMs + 3 * DAY_MS),
     });
     expect(types(await newEvents())).toEqual(['subscription.unpaid', 'member.churned']);
   });
@@ -80,11 +79,11 @@ describe('the plan’s grace period', () => {
 
   it('ends when the payment succeeds during it: active again, nothing left for the clock to make unpaid', async () => {
     const { id } = await pastDueOn(3);
-    clock.advance(2 * DAY);
+    clock.advance(2 * DAY_MS);
     await record({ subscription_id: id, status: 'succeeded' });
     expect(await subscription(id)).toMatchObject({ status: 'active', grace_period_end: null });
     await newEvents();
-    clock.advance(2 * DAY);
+    clock.advance(2 * DAY_MS);
     await tick();
     expect(await subscription(id)).toMatchObject({ status: 'active' });
     expect(await newEvents()).toEqual([]);

@@ -10,7 +10,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { isoTime } from '../../shared/clock.js';
+import { DAY_MS, isoTime } from '../../shared/clock.js';
 import { banSubscriber } from '../../shared/domain/subscribers/moderation.js';
 import { subscriberAccessAttribute } from '../../shared/domain/subscribers/record.js';
 import { suspendSubscriptionsOfSubscriber } from '../../shared/domain/subscriptions/transitions.js';
@@ -19,7 +19,6 @@ import { expectRestProblem, expectToolProblem } from '../support/guarantees.js';
 import { tool } from '../support/calls.js';
 import { attachRequestCounter, isAuthentication } from '../../bench/support.js';
 import {
-  DAY,
   HOUR,
   call,
   clock,
@@ -227,7 +226,7 @@ describe('operation-driven transitions', () => {
     });
     const paid = await subscribe({});
     const gratis = await subscribe({ plan_id: free.id });
-    const scheduled = await subscribe({ plan_id: silver.id, starts_at: isoTime(clock.nowMs() + DAY) });
+    const scheduled = await subscribe({ plan_id: silver.id, starts_at: isoTime(clock.nowMs() + DAY_MS) });
     expect(await summary()).toMatchObject({ granting: [paid.id, gratis.id].sort(), paid: [paid.id] });
     await ok('POST', `/v1/subscriptions/${paid.id}/pause`, {});
     expect(await summary()).toMatchObject({
@@ -235,7 +234,7 @@ describe('operation-driven transitions', () => {
       paid: [],
       emptied: [subscriberAccessAttribute.paid],
     });
-    clock.advance(DAY);
+    clock.advance(DAY_MS);
     await tick(); // the scheduled one starts: access and paid access
     expect(await summary()).toMatchObject({ granting: [gratis.id, scheduled.id].sort(), paid: [scheduled.id] });
     await ok('POST', `/v1/subscriptions/${gratis.id}/cancel`, { at_period_end: false });
@@ -286,7 +285,7 @@ describe('operation-driven transitions', () => {
 
   it('suspends every suspendable subscription of a subscriber (the ban)', async () => {
     const active = await subscribe({});
-    const scheduled = await subscribe({ plan_id: silver.id, starts_at: isoTime(clock.nowMs() + DAY) });
+    const scheduled = await subscribe({ plan_id: silver.id, starts_at: isoTime(clock.nowMs() + DAY_MS) });
     const other = await subscribe({ plan_id: free.id, subscriber_id: await newSubscriber('Fay') });
     await newEvents();
     const suspended = await suspendSubscriptionsOfSubscriber(runtime, team.principal, subscriberId);

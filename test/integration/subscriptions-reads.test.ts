@@ -10,7 +10,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { isoTime } from '../../shared/clock.js';
+import { DAY_MS, isoTime } from '../../shared/clock.js';
 import { banSubscriber } from '../../shared/domain/subscribers/moderation.js';
 import { checkProjectAccess } from '../../shared/domain/subscriptions/access.js';
 import { keys } from '../../shared/store/keys.js';
@@ -18,7 +18,6 @@ import { expectRestProblem, scanTable } from '../support/guarantees.js';
 import { tool } from '../support/calls.js';
 import { countingStore as countingStoreOf } from '../support/store.js';
 import {
-  DAY,
   HOUR,
   call,
   clock,
@@ -72,7 +71,7 @@ describe('create, read and list', () => {
       created_at: now,
       updated_at: now,
     });
-    expect(Date.parse(subscription.current_period_end)).toBeGreaterThan(clock.nowMs() + 27 * DAY);
+    expect(Date.parse(subscription.current_period_end)).toBeGreaterThan(clock.nowMs() + 27 * DAY_MS);
     const events = await newEvents();
     expect(types(events)).toEqual(['subscription.created', 'member.converted']);
     expect(events[0]).toMatchObject({
@@ -96,10 +95,10 @@ describe('create, read and list', () => {
     const trial = await subscribe({ trial: true, subscriber_id: await newSubscriber('Bo') });
     expect(trial).toMatchObject({
       status: 'trialing',
-      trial_ends_at: isoTime(clock.nowMs() + 7 * DAY),
-      current_period_end: isoTime(clock.nowMs() + 7 * DAY),
+      trial_ends_at: isoTime(clock.nowMs() + 7 * DAY_MS),
+      current_period_end: isoTime(clock.nowMs() + 7 * DAY_MS),
     });
-    const startsAt = isoTime(clock.nowMs() + 2 * DAY);
+    const startsAt = isoTime(clock.nowMs() + 2 * DAY_MS);
     const scheduled = await subscribe({ starts_at: startsAt, subscriber_id: await newSubscriber('Cy') });
     expect(scheduled).toMatchObject({
       status: 'scheduled',
@@ -108,7 +107,7 @@ describe('create, read and list', () => {
       current_period_start: null,
       current_period_end: null,
     });
-    const endsAt = isoTime(clock.nowMs() + 10 * DAY);
+    const endsAt = isoTime(clock.nowMs() + 10 * DAY_MS);
     const fixed = await subscribe({ ends_at: endsAt, subscriber_id: await newSubscriber('Di') });
     expect(fixed).toMatchObject({ status: 'active', ends_at: endsAt, current_period_end: endsAt });
     const events = await newEvents();
@@ -141,7 +140,7 @@ describe('create, read and list', () => {
       await call('POST', `/v1/projects/${projectId}/subscriptions`, {
         subscriber_id: subscriberId,
         plan_id: gold.id,
-        ends_at: isoTime(clock.nowMs() - DAY),
+        ends_at: isoTime(clock.nowMs() - DAY_MS),
       }),
       'VALIDATION_FAILED',
     );
@@ -149,7 +148,7 @@ describe('create, read and list', () => {
       await call('POST', `/v1/projects/${projectId}/subscriptions`, {
         subscriber_id: subscriberId,
         plan_id: gold.id,
-        starts_at: isoTime(clock.nowMs() - DAY),
+        starts_at: isoTime(clock.nowMs() - DAY_MS),
       }),
       'VALIDATION_FAILED',
     );
@@ -158,7 +157,7 @@ describe('create, read and list', () => {
         subscriber_id: subscriberId,
         plan_id: gold.id,
         trial: true,
-        ends_at: isoTime(clock.nowMs() + DAY),
+        ends_at: isoTime(clock.nowMs() + DAY_MS),
       }),
       'VALIDATION_FAILED',
     );
@@ -361,7 +360,7 @@ describe('the web access check: one DynamoDB read', () => {
 
   it('keeps the deciding rule: the granting subscription lasting longest, else the most recently changed', async () => {
     const counting = countingStore();
-    const fixed = await subscribe({ plan_id: free.id, ends_at: isoTime(clock.nowMs() + 3 * DAY) });
+    const fixed = await subscribe({ plan_id: free.id, ends_at: isoTime(clock.nowMs() + 3 * DAY_MS) });
     const open = await subscribe({ plan_id: silver.id });
     expect(await checkOnce(counting)).toEqual(await expected(open.id)); // a month's period outlasts three days
     await ok('POST', `/v1/subscriptions/${open.id}/cancel`, { at_period_end: false });

@@ -9,7 +9,7 @@
  */
 
 import { describe, expect, it, vi } from 'vitest';
-import { isoTime } from '../../shared/clock.js';
+import { DAY_MS, isoTime } from '../../shared/clock.js';
 import { applyDueDeadlines } from '../../shared/deadlines/worker.js';
 import {
   PLATFORM_SYNC_FIRST_DELAY_MS,
@@ -318,7 +318,7 @@ describe('access through the adapter', () => {
           });
           // Given up: later runs call nothing; the subscription stood throughout.
           const callsBefore = telegram.calls.length;
-          clock.advance(24 * 3600 * 1000);
+          clock.advance(DAY_MS);
           expect(await applyDueDeadlines(runtime, clock.nowMs())).toEqual({ applied: 0, failed: 0 });
           expect(telegram.calls).toHaveLength(callsBefore);
           expect((await call('GET', `/v1/subscriptions/${subscription.id}`)).json).toMatchObject({

@@ -11,9 +11,9 @@ import type { Coupon, PromotionCode } from '../../shared/domain/coupons/schema.j
 import { recurringRevenueOf } from '../../shared/domain/metrics/decisions.js';
 import { priceMismatch } from '../../shared/domain/payments/decisions.js';
 import { formatPrice } from '../../shared/schemas/common.js';
+import { DAY_MS } from '../../shared/clock.js';
 
 const T0 = Date.parse('2026-03-01T10:00:00.000Z');
-const DAY = 86_400_000;
 const iso = (ms: number) => new Date(ms).toISOString();
 const PLAN = { id: 'plan-a', amount: 900, currency: 'EUR' };
 
@@ -104,11 +104,11 @@ describe('how long a discount lasts', () => {
   it('a once discount ends with the first period, and is dropped when the next one starts', () => {
     const started = discountOf(coupon(), code(), iso(T0), null);
     expect(started.end).toBeNull();
-    const dated = discountAfter(started, iso(T0), iso(T0 + 30 * DAY));
-    expect(dated?.end).toBe(iso(T0 + 30 * DAY));
-    expect(discountAfter(dated, iso(T0 + 30 * DAY), iso(T0 + 60 * DAY))).toBeNull();
-    expect(discountApplies(dated, iso(T0 + 29 * DAY))).toBe(true);
-    expect(discountApplies(dated, iso(T0 + 30 * DAY))).toBe(false);
+    const dated = discountAfter(started, iso(T0), iso(T0 + 30 * DAY_MS));
+    expect(dated?.end).toBe(iso(T0 + 30 * DAY_MS));
+    expect(discountAfter(dated, iso(T0 + 30 * DAY_MS), iso(T0 + 60 * DAY_MS))).toBeNull();
+    expect(discountApplies(dated, iso(T0 + 29 * DAY_MS))).toBe(true);
+    expect(discountApplies(dated, iso(T0 + 30 * DAY_MS))).toBe(false);
   });
 
   it('a repeating discount runs for its calendar months; a forever one never ends', () => {
@@ -116,9 +116,9 @@ describe('how long a discount lasts', () => {
     expect(repeating.end).toBe('2026-06-01T10:00:00.000Z');
     expect(discountAfter(repeating, '2026-05-01T10:00:00.000Z', '2026-06-01T10:00:00.000Z')).toEqual(repeating);
     expect(discountAfter(repeating, '2026-06-01T10:00:00.000Z', '2026-07-01T10:00:00.000Z')).toBeNull();
-    const forever = discountOf(coupon({ duration: 'forever' }), code(), iso(T0), iso(T0 + 30 * DAY));
+    const forever = discountOf(coupon({ duration: 'forever' }), code(), iso(T0), iso(T0 + 30 * DAY_MS));
     expect(forever.end).toBeNull();
-    expect(discountAfter(forever, iso(T0 + 3650 * DAY), null)).toEqual(forever);
+    expect(discountAfter(forever, iso(T0 + 3650 * DAY_MS), null)).toEqual(forever);
   });
 });
 
@@ -130,7 +130,7 @@ describe('money figures with a discount', () => {
     payment_provider: 'stripe' as const,
     status_changed_at: iso(T0),
   };
-  const discount = discountOf(coupon(), code(), iso(T0), iso(T0 + 30 * DAY));
+  const discount = discountOf(coupon(), code(), iso(T0), iso(T0 + 30 * DAY_MS));
 
   it('MRR counts the discounted price while the subscription carries the discount', () => {
     expect(recurringRevenueOf({ subscription: { ...subscription, discount }, price })).toEqual({

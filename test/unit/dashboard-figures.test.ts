@@ -20,12 +20,13 @@ import {
 import type { BillingOverview } from '../../shared/domain/billing/schema.js';
 import { Metrics, type MetricsDay } from '../../shared/domain/metrics/schema.js';
 import { samplePayment } from '../support/payments.js';
+import { DAY_MS } from '../../shared/clock.js';
 
 /** `count` consecutive UTC days ending 2026-11-27, each from `make(index)`. */
 function days(count: number, make: (index: number) => Omit<MetricsDay, 'date'>): MetricsDay[] {
   const last = Date.UTC(2026, 10, 27);
   return Array.from({ length: count }, (_, index) => ({
-    date: new Date(last - (count - 1 - index) * 86_400_000).toISOString().slice(0, 10),
+    date: new Date(last - (count - 1 - index) * DAY_MS).toISOString().slice(0, 10),
     ...make(index),
   }));
 }

@@ -13,8 +13,8 @@ import {
   expectedPayments,
   historyStartMs,
 } from '../../shared/local/demo-calendar.js';
+import { DAY_MS } from '../../shared/clock.js';
 
-const DAY_MS = 86_400_000;
 /** Two years from 2027-01-01 (a leap February included), in milliseconds. */
 const FROM_MS = Date.UTC(2027, 0, 1);
 const SPAN_MS = 731 * DAY_MS;

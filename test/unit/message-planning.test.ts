@@ -14,8 +14,7 @@ import {
   remindersOf,
 } from '../../shared/domain/messages/planning.js';
 import type { Subscription } from '../../shared/domain/subscriptions/schema.js';
-
-const DAY = 86_400_000;
+import { DAY_MS } from '../../shared/clock.js';
 const T0 = Date.parse('2026-03-01T10:00:00.000Z');
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -35,7 +34,7 @@ function subscription(fields: Partial<Subscription>): Subscription {
     ends_at: null,
     trial_ends_at: null,
     current_period_start: iso(T0),
-    current_period_end: iso(T0 + 30 * DAY),
+    current_period_end: iso(T0 + 30 * DAY_MS),
     cancel_at_period_end: false,
     canceled_at: null,
     cancellation_reason: null,
@@ -99,7 +98,7 @@ describe('intentsOfEvent', () => {
       event('subscription.past_due', {
         status: 'past_due',
         previous_status: 'active',
-        status_changed_at: iso(T0 + 40 * DAY),
+        status_changed_at: iso(T0 + 40 * DAY_MS),
       }),
     );
     expect(first[0].occasion).not.toBe(second[0].occasion);
@@ -110,24 +109,24 @@ describe('remindersOf', () => {
   const due = (fields: Partial<Subscription>, interval = 'month') =>
     remindersOf(subscription(fields), { interval }).map((reminder) => [
       reminder.intent.kind,
-      (reminder.dueAtMs - T0) / DAY,
-      (reminder.staleAtMs - T0) / DAY,
+      (reminder.dueAtMs - T0) / DAY_MS,
+      (reminder.staleAtMs - T0) / DAY_MS,
     ]);
 
   it('reminds a trial 3 days before it ends and an annual renewal 7 days before', () => {
-    expect(due({ status: 'trialing', trial_ends_at: iso(T0 + 14 * DAY) })).toEqual([
+    expect(due({ status: 'trialing', trial_ends_at: iso(T0 + 14 * DAY_MS) })).toEqual([
       ['trial_ending', 14 - TRIAL_ENDING_NOTICE_DAYS, 14],
     ]);
-    expect(due({ current_period_end: iso(T0 + 365 * DAY) }, 'year')).toEqual([
+    expect(due({ current_period_end: iso(T0 + 365 * DAY_MS) }, 'year')).toEqual([
       ['renewal_reminder', 365 - RENEWAL_NOTICE_DAYS, 365],
     ]);
     expect(due({}, 'month')).toEqual([]);
-    expect(due({ ends_at: iso(T0 + 20 * DAY) }, 'month')).toEqual([['renewal_reminder', 13, 20]]);
+    expect(due({ ends_at: iso(T0 + 20 * DAY_MS) }, 'month')).toEqual([['renewal_reminder', 13, 20]]);
   });
 
   it('follows a failed payment on day 3 and the day before the grace period ends', () => {
     const pastDue = (graceDays: number) =>
-      due({ status: 'past_due', status_changed_at: iso(T0), grace_period_end: iso(T0 + graceDays * DAY) });
+      due({ status: 'past_due', status_changed_at: iso(T0), grace_period_end: iso(T0 + graceDays * DAY_MS) });
     expect(pastDue(7)).toEqual([
       ['payment_failed', 3, 6],
       ['grace_ending', 6, 7],

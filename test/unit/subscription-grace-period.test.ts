@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_GRACE_DAYS, type Plan } from '../../shared/domain/plans/schema.js';
 import { newSubscription } from '../../shared/domain/subscriptions/creation.js';
-import { applyTrigger, DAY_MS, nextDueTrigger } from '../../shared/domain/subscriptions/lifecycle.js';
+import { applyTrigger, nextDueTrigger } from '../../shared/domain/subscriptions/lifecycle.js';
+import { DAY_MS } from '../../shared/clock.js';
 import type { Subscription } from '../../shared/domain/subscriptions/schema.js';
 import type { SubscriptionTrigger } from '../../shared/domain/subscriptions/state-machine.js';
 

@@ -13,6 +13,7 @@ import {
   decideTransition,
 } from '../../shared/domain/subscriptions/transition-decisions.js';
 import { thrownProblem } from '../support/problems.js';
+import { DAY_MS } from '../../shared/clock.js';
 
 const PROJECT = '00000000-0000-4000-8000-000000000001';
 const NOW = Date.parse('2026-01-01T00:00:00Z');
@@ -66,20 +67,19 @@ describe('decideTransition', () => {
   });
 
   it('takes effect at the last change when the clock applies a transition due before it (times never go backwards)', () => {
-    const DAY = 86_400_000;
     // A term due to end on day 10, applied on day 40 to a subscription changed (unsuspended) on day 38.
     const changed: Subscription = {
       ...active(),
-      updated_at: new Date(NOW + 38 * DAY).toISOString(),
-      status_changed_at: new Date(NOW + 38 * DAY).toISOString(),
+      updated_at: new Date(NOW + 38 * DAY_MS).toISOString(),
+      status_changed_at: new Date(NOW + 38 * DAY_MS).toISOString(),
     };
-    const late = decideTransition(changed, gold, { trigger: 'term_ended' }, NOW + 10 * DAY);
+    const late = decideTransition(changed, gold, { trigger: 'term_ended' }, NOW + 10 * DAY_MS);
     expect(late.next.status).toBe('expired');
     expect(late.next.status_changed_at).toBe(changed.updated_at);
     expect(late.next.updated_at).toBe(changed.updated_at);
     // Due after the last change: at its due time, as before.
-    const onTime = decideTransition(changed, gold, { trigger: 'term_ended' }, NOW + 39 * DAY);
-    expect(onTime.next.status_changed_at).toBe(new Date(NOW + 39 * DAY).toISOString());
+    const onTime = decideTransition(changed, gold, { trigger: 'term_ended' }, NOW + 39 * DAY_MS);
+    expect(onTime.next.status_changed_at).toBe(new Date(NOW + 39 * DAY_MS).toISOString());
   });
 
   it('refuses a pair the table does not allow: CONFLICT naming the current status and what it allows', () => {

@@ -23,6 +23,7 @@ import {
 } from '../../shared/domain/webhook-deliveries/transport/https-transport.js';
 import type { WebhookTransport } from '../../shared/domain/webhook-deliveries/transport/port.js';
 import { extraCaFromEnvironment } from '../../shared/domain/webhook-deliveries/transport/trust.js';
+import { DAY_MS } from '../../shared/clock.js';
 
 interface Seen {
   method: string;
@@ -53,15 +54,14 @@ afterEach(async () => {
 beforeAll(async () => {
   ca = await createCertificateAuthority({ commonName: 'Transport Test CA' });
   otherCa = await createCertificateAuthority({ commonName: 'Untrusted Test CA' });
-  const day = 86_400_000;
   [goodCert, untrustedCert, expiredCert, wrongHostCert] = await Promise.all([
     issueServerCertificate(ca, { hostnames: ['localhost'], ipAddresses: ['127.0.0.1'] }),
     issueServerCertificate(otherCa, { hostnames: ['localhost'], ipAddresses: ['127.0.0.1'] }),
     issueServerCertificate(ca, {
       hostnames: ['localhost'],
       ipAddresses: ['127.0.0.1'],
-      notBefore: new Date(Date.now() - 3 * day),
-      notAfter: new Date(Date.now() - day),
+      notBefore: new Date(Date.now() - 3 * DAY_MS),
+      notAfter: new Date(Date.now() - DAY_MS),
     }),
     issueServerCertificate(ca, { hostnames: ['other.example'], ipAddresses: [] }),
   ]);

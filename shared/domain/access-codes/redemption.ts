@@ -18,7 +18,8 @@ import {
   type PreparedSubscriber,
 } from '../subscribers/repository.js';
 import type { Subscriber } from '../subscribers/schema.js';
-import { DAY_MS, periodEnd } from '../subscriptions/lifecycle.js';
+import { periodEnd } from '../subscriptions/lifecycle.js';
+import { DAY_MS } from '../../clock.js';
 import { applyPlatformAccess, type PlatformAccessFollowUp } from '../subscriptions/platform-access.js';
 import { addSubscriptionCreation, newSubscription, requireSubscribable } from '../subscriptions/creation.js';
 import type { Subscription } from '../subscriptions/schema.js';

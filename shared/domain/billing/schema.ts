@@ -1,5 +1,6 @@
 import * as z from '../../schemas/zod.js';
 import { Currency, ListQuery, Timestamp, Uuid, listOf } from '../../schemas/common.js';
+import { DAY_MS } from '../../clock.js';
 
 /**
  * The creator's own billing with the service (DESIGN D20): the team's tier and its limits, the billing
@@ -52,7 +53,7 @@ export const TIER_PRICES = { free: 0, pro: 2_900, business: 9_900 } as const sat
 export const BILLING_CURRENCY = 'USD';
 
 /** How long a team keeps full access after a failed invoice payment before it is locked: 7 days, in MILLISECONDS. */
-export const GRACE_PERIOD_MS = 7 * 24 * 60 * 60 * 1000;
+export const GRACE_PERIOD_MS = 7 * DAY_MS;
 
 /**
  * The statuses of an invoice: `open` until paid (a failed payment leaves it open, with `attempt_count` raised), then

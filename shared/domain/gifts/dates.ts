@@ -1,5 +1,5 @@
 import { ProblemError } from '../../errors.js';
-import { DAY_MS } from '../subscriptions/lifecycle.js';
+import { DAY_MS } from '../../clock.js';
 import { MAX_GIFT_DELAY_DAYS } from './schema.js';
 
 /**

@@ -5,6 +5,7 @@ import type { Subscriber } from '../subscribers/schema.js';
 import type { Subscription } from '../subscriptions/schema.js';
 import { renderLiquid } from './liquid.js';
 import type { MessageTemplate } from './schema.js';
+import { DAY_MS } from '../../clock.js';
 
 /**
  * Rendering a message (DESIGN D32): the sender passes domain objects, this module builds the documented Liquid
@@ -41,7 +42,6 @@ export interface MessageContext {
 
 /** What a subscriber without a display name is called (`Hi there,`). */
 const NAME_FALLBACK = 'there';
-const DAY_MS = 24 * 60 * 60 * 1000;
 /** Statuses whose current period ends in a renewal. */
 const RENEWING_STATUSES: readonly string[] = ['active', 'trialing', 'past_due'];
 

@@ -1,5 +1,5 @@
 import type { MessageKind } from '../../catalogues/message-kinds.js';
-import { isoTime } from '../../clock.js';
+import { DAY_MS, isoTime } from '../../clock.js';
 import { DEFAULT_GRACE_DAYS, type Plan } from '../plans/schema.js';
 import type { Project } from '../projects/schema.js';
 import type { Subscriber } from '../subscribers/schema.js';
@@ -11,7 +11,6 @@ import type { MessageContext } from './render.js';
  * renders here names only documented variables. The preview may put a real subscriber, plan and subscription in it.
  */
 
-const DAY_MS = 24 * 60 * 60 * 1000;
 const SAMPLE_ID = '00000000-0000-4000-8000-000000000000';
 /** The origin of the sample links (a reserved example domain). */
 const SAMPLE_ORIGIN = 'https://members.example.com';

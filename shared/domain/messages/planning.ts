@@ -1,6 +1,6 @@
 import type { MessageKind } from '../../catalogues/message-kinds.js';
 import type { StoredEvent } from '../../events/outbox.js';
-import { DAY_MS } from '../subscriptions/lifecycle.js';
+import { DAY_MS } from '../../clock.js';
 import type { Subscription } from '../subscriptions/schema.js';
 
 /**

@@ -3,6 +3,7 @@ import { integrationsOf } from '../../integrations.js';
 import type { Runtime } from '../../runtime.js';
 import { messageStore } from '../../store/messages.js';
 import { UNSUBSCRIBE_PATH } from './paths.js';
+import { DAY_MS } from '../../clock.js';
 
 /**
  * One-click unsubscribe (RFC 8058, DESIGN D32): each non-essential e-mail carries a link of its own
@@ -13,7 +14,7 @@ import { UNSUBSCRIBE_PATH } from './paths.js';
 /** Prefix of an unsubscribe token. */
 const UNSUBSCRIBE_PREFIX = 'msu_';
 /** How long an unsubscribe link works (milliseconds): a year. */
-const UNSUBSCRIBE_LIFETIME_MS = 365 * 86_400_000;
+const UNSUBSCRIBE_LIFETIME_MS = 365 * DAY_MS;
 
 /** Makes an unsubscribe link for a subscriber: its absolute URL (the path alone when the base URL is unknown). */
 export async function createUnsubscribeLink(

@@ -1,6 +1,6 @@
 import { requireProjectAccess } from '../../auth/authorize.js';
 import type { Principal } from '../../auth/principal.js';
-import { isoTime } from '../../clock.js';
+import { DAY_MS, isoTime } from '../../clock.js';
 import { readMetricsItems, type MetricsItem } from '../../store/metrics.js';
 import type { Store } from '../../store/store.js';
 import { loadProject } from '../projects/repository.js';
@@ -19,7 +19,6 @@ import {
  * O(days), never O(subscribers).
  */
 
-const DAY_MS = 86_400_000;
 /** Adds `counters` (of one item) into `into`. */
 function sumInto(into: Counters, counters: Counters): void {
   for (const [name, value] of Object.entries(counters)) into[name] = (into[name] ?? 0) + value;

@@ -7,6 +7,7 @@ import { retryOnLostRace } from '../../store/optimistic.js';
 import { refundAmount } from './decisions.js';
 import { loadPayment, toPayment, type StoredPayment } from './queries.js';
 import type { Payment, RefundPaymentRequest } from './schema.js';
+import { DAY_MS } from '../../clock.js';
 
 /**
  * Refund reservations (DESIGN D16; money moves only with the provider's agreement): a refund's amount is reserved
@@ -16,7 +17,7 @@ import type { Payment, RefundPaymentRequest } from './schema.js';
  */
 
 /** How long a reservation counts (MILLISECONDS): Stripe keeps idempotency keys for 24 hours. */
-const RESERVATION_LIFETIME_MS = 24 * 60 * 60 * 1000;
+const RESERVATION_LIFETIME_MS = DAY_MS;
 
 /** The live reservations of a stored payment at `nowMs` (epoch ms), by key. */
 function liveReservations(item: StoredPayment, nowMs: number): Record<string, StoredReservation> {

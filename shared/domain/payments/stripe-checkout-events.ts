@@ -19,7 +19,7 @@ import { loadProject, toProject } from '../projects/repository.js';
 import { getSubscriber, prepareSubscriber, type PreparedSubscriber } from '../subscribers/repository.js';
 import { CreateSubscriberRequest } from '../subscribers/schema.js';
 import type { Subscriber } from '../subscribers/schema.js';
-import { DAY_MS } from '../subscriptions/lifecycle.js';
+import { DAY_MS } from '../../clock.js';
 import { applyPlatformAccess, type PlatformAccessFollowUp } from '../subscriptions/platform-access.js';
 import { addSubscriptionCreation, newSubscription, requireSubscribable } from '../subscriptions/creation.js';
 import { discountAfter } from '../coupons/decisions.js';

@@ -29,7 +29,8 @@ import {
 } from '../subscribers/repository.js';
 import type { PaymentProvider } from '../../catalogues/payment-providers.js';
 import type { Subscriber } from '../subscribers/schema.js';
-import { DAY_MS, nextDueTrigger, periodEnd as periodEndOf } from './lifecycle.js';
+import { nextDueTrigger, periodEnd as periodEndOf } from './lifecycle.js';
+import { DAY_MS } from '../../clock.js';
 import { prepareAccessChange } from './member-access.js';
 import { applyPlatformAccess, type PlatformAccessFollowUp } from './platform-access.js';
 import type { CreateSubscriptionRequest, Subscription, SubscriptionSource } from './schema.js';

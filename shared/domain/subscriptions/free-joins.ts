@@ -16,7 +16,7 @@ import { getSubscriber, prepareSubscriber } from '../subscribers/repository.js';
 import type { Subscriber } from '../subscribers/schema.js';
 import { subscriptionsOfSubscriber } from './access-facts.js';
 import { addSubscriptionCreation, newSubscription, requireSubscribable } from './creation.js';
-import { DAY_MS } from './lifecycle.js';
+import { DAY_MS } from '../../clock.js';
 import type { Subscription } from './schema.js';
 import { changeSubscriptionWith } from './transitions.js';
 

@@ -2,7 +2,7 @@ import { isoTime } from '../../clock.js';
 import { newUuid } from '../../ids.js';
 import type { WebhookEventName } from '../../catalogues/webhook-events.js';
 import type { Plan } from '../plans/schema.js';
-import { DAY_MS } from './lifecycle.js';
+import { DAY_MS } from '../../clock.js';
 import type { SubscriptionStatus } from '../../catalogues/subscription-statuses.js';
 import type { Subscription } from './schema.js';
 import { hasAccess } from './state-machine.js';

@@ -1,4 +1,4 @@
-import { isoTime } from '../../clock.js';
+import { DAY_MS, isoTime } from '../../clock.js';
 import { discountAfter } from '../coupons/decisions.js';
 import { DEFAULT_GRACE_DAYS, type Plan } from '../plans/schema.js';
 import type { Subscription } from './schema.js';
@@ -11,8 +11,6 @@ import { hasAccess, transition, type SubscriptionTrigger, type Transition } from
  * All times are epoch MILLISECONDS in arguments and ISO 8601 UTC in the subscription.
  */
 
-/** One day in milliseconds. */
-export const DAY_MS = 86_400_000;
 /** How long a first payment may take before `incomplete_expired` (23 hours, D15), in milliseconds. */
 const INCOMPLETE_EXPIRY_MS = 23 * 60 * 60 * 1000;
 /** How long a subscription stays unpaid before the clock cancels it (30 days), in milliseconds. */

@@ -1,6 +1,7 @@
 import * as z from '../../schemas/zod.js';
 import { listOf, ListQuery, NameText, Timestamp, Uuid } from '../../schemas/common.js';
 import { Team } from '../teams/schema.js';
+import { DAY_MS } from '../../clock.js';
 
 /** Team member statuses (DESIGN D19; a closed list, written once). */
 const TEAM_MEMBER_STATUSES = ['invited', 'active', 'removed'] as const;
@@ -10,7 +11,7 @@ const MAX_MEMBER_ROLES = 10;
 /** Most groups a member belongs to. */
 export const MAX_MEMBER_GROUPS = 10;
 /** How long an invitation can be accepted, in milliseconds (7 days). */
-export const INVITATION_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
+export const INVITATION_LIFETIME_MS = 7 * DAY_MS;
 
 /**
  * A team member (DESIGN D19): a person who works in the team (dashboard, tokens minted on their behalf),

@@ -14,7 +14,7 @@ import type { Project } from '../../domain/projects/schema.js';
 import { ProblemError, toProblem } from '../../errors.js';
 import type { ApiGatewayResult } from '../../http/api-gateway.js';
 import { giftStore } from '../../store/gifts.js';
-import { DAY_MS } from '../../domain/subscriptions/lifecycle.js';
+import { DAY_MS } from '../../clock.js';
 import { JOIN_PATH, type PublicRequest } from '../http.js';
 import { activePlans, type JoinContext } from '../join-context.js';
 import { joinKind, joinPage } from './join.js';
