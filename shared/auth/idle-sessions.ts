@@ -1,5 +1,6 @@
 import { ConditionFailedError, type Store } from '../store/store.js';
 import type { Key } from '../store/requests.js';
+import { housekeepingTtl } from '../store/ttl.js';
 
 /**
  * What the dashboard's sessions (DESIGN D21) and the subscriber portal's sessions (D27) share: one-time
@@ -8,13 +9,6 @@ import type { Key } from '../store/requests.js';
 
 /** A session's last-seen time is written at most this often (milliseconds), so most reads stay reads. */
 const SESSION_TOUCH_INTERVAL_MS = 60 * 1000;
-/** How long expired items outlive their expiry before DynamoDB's TTL may drop them, in seconds. */
-const HOUSEKEEPING_SECONDS = 24 * 60 * 60;
-
-/** The TTL attribute (`expires_at`, epoch SECONDS) of an item that expires at `expiresAtMs` (epoch ms). */
-export function ttlOf(expiresAtMs: number): number {
-  return Math.floor(expiresAtMs / 1000) + HOUSEKEEPING_SECONDS;
-}
 
 /**
  * Moves the last-seen time of the session item `key` (read as `session`) to `nowMs` when it was written
@@ -35,7 +29,7 @@ export async function touchSession(
       Key: key,
       UpdateExpression: 'SET last_seen_at_ms = :now, expires_at = :expires',
       ConditionExpression: condition,
-      ExpressionAttributeValues: { ':now': nowMs, ':expires': ttlOf(nowMs + idleMs) },
+      ExpressionAttributeValues: { ':now': nowMs, ':expires': housekeepingTtl(nowMs + idleMs) },
     })
     .catch((error) => {
       if (!(error instanceof ConditionFailedError)) throw error;

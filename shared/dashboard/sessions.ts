@@ -9,7 +9,8 @@ import { ConditionFailedError, type Store } from '../store/store.js';
 import type { Item } from '../store/requests.js';
 import { findMember } from '../domain/team-members/records.js';
 import { findMemberByEmail } from '../domain/team-members/repository.js';
-import { touchSession, ttlOf } from '../auth/idle-sessions.js';
+import { touchSession } from '../auth/idle-sessions.js';
+import { housekeepingTtl } from '../store/ttl.js';
 import { parseStoredDashboardSession, parseStoredSignInLink, type SessionState } from './records.js';
 
 /**
@@ -84,7 +85,7 @@ export async function createSignInLink(
       member_id: member.id,
       secret_sha256: sha256(secret).toString('hex'),
       expires_at_ms: expiresAtMs,
-      expires_at: ttlOf(expiresAtMs),
+      expires_at: housekeepingTtl(expiresAtMs),
     },
     ConditionExpression: 'attribute_not_exists(pk)',
   });
@@ -188,7 +189,7 @@ export async function createSession(
       ...session,
       revoked_at: undefined,
       secret_sha256: sha256(secret).toString('hex'),
-      expires_at: ttlOf(nowMs + SESSION_IDLE_MS),
+      expires_at: housekeepingTtl(nowMs + SESSION_IDLE_MS),
     },
     ConditionExpression: 'attribute_not_exists(pk)',
   });

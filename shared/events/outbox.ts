@@ -5,6 +5,7 @@ import { isoTime } from '../clock.js';
 import { newEventId } from '../ids.js';
 import { entity, keys, secondaryIndex, workerIndexShard } from '../store/keys.js';
 import type { Item } from '../store/requests.js';
+import { ttlAttribute } from '../store/ttl.js';
 
 /** Events stay in the table 30 days (seconds; the outbox is housekeeping after fan-out). */
 const EVENT_RETENTION_SECONDS = 30 * 24 * 60 * 60;
@@ -70,7 +71,7 @@ export function outboxItem(clock: Clock, teamId: string, input: EventToEmit): { 
             [secondaryIndex.partitionKey]: keys.outboxIndex(workerIndexShard(event.id)),
             [secondaryIndex.sortKey]: keys.timeIndexSortKey(nowMs, event.id),
           }),
-      expires_at: Math.floor(nowMs / 1000) + EVENT_RETENTION_SECONDS,
+      expires_at: ttlAttribute(nowMs, EVENT_RETENTION_SECONDS),
     },
   };
 }

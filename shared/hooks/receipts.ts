@@ -3,6 +3,7 @@ import { entity, keys } from '../store/keys.js';
 import { withRequestScope, type RequestScope } from '../store/request-scope.js';
 import { ConditionFailedError, TransactionCanceledError, type Store } from '../store/store.js';
 import type { TransactionItem } from '../store/requests.js';
+import { ttlAttribute } from '../store/ttl.js';
 
 /**
  * Receipts of processed inbound updates and provider events (DESIGN D22: "idempotent on the provider's
@@ -33,7 +34,7 @@ function receiptPut(ref: HookReceiptRef, nowMs: number): TransactionItem {
         team_id: ref.teamId,
         source: ref.source,
         received_at: new Date(nowMs).toISOString(),
-        expires_at: Math.floor(nowMs / 1000) + HOOK_RECEIPT_RETENTION_SECONDS,
+        expires_at: ttlAttribute(nowMs, HOOK_RECEIPT_RETENTION_SECONDS),
       },
       ConditionExpression: 'attribute_not_exists(pk)',
     },

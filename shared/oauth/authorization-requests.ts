@@ -5,7 +5,8 @@ import type { Clock } from '../clock.js';
 import { newUlid } from '../ids.js';
 import { entity, keys } from '../store/keys.js';
 import { ConditionFailedError, type Store } from '../store/store.js';
-import { HOUSEKEEPING_SECONDS, parseStoredAuthorizationRequest, type AuthorizationRequest } from './records.js';
+import { parseStoredAuthorizationRequest, type AuthorizationRequest } from './records.js';
+import { housekeepingTtl } from '../store/ttl.js';
 
 /**
  * Pending authorization requests (DESIGN D30): validated by `/oauth/authorize`, then refused or approved on
@@ -33,7 +34,7 @@ export async function saveAuthorizationRequest(
       ...keys.oauthRequest(request.id),
       entity: entity.oauthRequest,
       ...request,
-      expires_at: Math.floor(expiresAtMs / 1000) + HOUSEKEEPING_SECONDS,
+      expires_at: housekeepingTtl(expiresAtMs),
     },
     ConditionExpression: 'attribute_not_exists(pk)',
   });
@@ -127,7 +128,7 @@ export async function approveAuthorizationRequest(
       abilities: [...consent.abilities],
       project_ids: [...consent.projectIds],
       expires_at_ms: expiresAtMs,
-      expires_at: Math.floor(expiresAtMs / 1000) + HOUSEKEEPING_SECONDS,
+      expires_at: housekeepingTtl(expiresAtMs),
     },
     ConditionExpression: 'attribute_not_exists(pk)',
   });

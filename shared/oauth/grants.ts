@@ -11,7 +11,8 @@ import { newUlid } from '../ids.js';
 import { entity, keys } from '../store/keys.js';
 import { ConditionFailedError, type Store } from '../store/store.js';
 import { liveGrantOf } from './incremental-consent.js';
-import { HOUSEKEEPING_SECONDS, parseStoredCode, parseStoredGrant, parseStoredRefresh } from './records.js';
+import { parseStoredCode, parseStoredGrant, parseStoredRefresh } from './records.js';
+import { housekeepingTtl } from '../store/ttl.js';
 
 /**
  * The token endpoint's side of the OAuth authorization server (DESIGN D30): exchanging an authorization code
@@ -112,7 +113,7 @@ async function issueTokens(
       client_id: grant.client_id,
       secret_sha256: sha256(refreshSecret).toString('hex'),
       expires_at_ms: refreshExpiresAtMs,
-      expires_at: Math.floor(refreshExpiresAtMs / 1000) + HOUSEKEEPING_SECONDS,
+      expires_at: housekeepingTtl(refreshExpiresAtMs),
     },
     ConditionExpression: 'attribute_not_exists(pk)',
   });

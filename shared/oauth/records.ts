@@ -12,9 +12,6 @@ import { recordParser } from '../store/records.js';
  * tokens hold the SHA-256 of their secret, which only the hash check reads) and grants.
  */
 
-/** How long expired items outlive their expiry before DynamoDB's TTL may drop them, in seconds. */
-export const HOUSEKEEPING_SECONDS = 24 * 60 * 60;
-
 /** A registered public client (RFC 7591 metadata the service keeps). */
 const StoredClient = z.object({
   client_id: z.string(),

@@ -5,6 +5,7 @@ import * as z from '../schemas/zod.js';
 import { entity, keys } from '../store/keys.js';
 import { recordParser } from '../store/records.js';
 import type { Store } from '../store/store.js';
+import { ttlAttribute } from '../store/ttl.js';
 
 /**
  * Welcome links of a free or code join (DESIGN D26): the welcome page shows a subscription only to whoever
@@ -55,7 +56,7 @@ export async function createWelcomeLink(
       subscription_id: link.subscriptionId,
       expires_at_ms: expiresAtMs,
       ...(link.awaitingConfirmation ? { awaiting_confirmation: true } : {}),
-      expires_at: Math.floor(expiresAtMs / 1000) + 3600,
+      expires_at: ttlAttribute(expiresAtMs, 3600),
     },
     ConditionExpression: 'attribute_not_exists(pk)',
   });

@@ -4,6 +4,7 @@ import { parseStoredDiscordLinkState } from '../domain/members/record.js';
 import { ITEM_EXISTS } from './expressions.js';
 import { entity, keys } from './keys.js';
 import { ConditionFailedError, type Store } from './store.js';
+import { ttlAttribute } from './ttl.js';
 
 /**
  * The store of Discord link attempts (DESIGN D28): one item per OAuth2 `state`, keyed by its SHA-256, bound to the
@@ -41,7 +42,7 @@ export async function putDiscordLinkState(
       subscriber_id: binding.subscriberId,
       portal_session_id: binding.portalSessionId,
       link_expires_at: isoTime(expiresMs),
-      expires_at: Math.floor(expiresMs / 1000) + LINK_STATE_RETENTION_SECONDS,
+      expires_at: ttlAttribute(expiresMs, LINK_STATE_RETENTION_SECONDS),
     },
   });
 }

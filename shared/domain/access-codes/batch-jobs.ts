@@ -23,6 +23,7 @@ import {
 } from './batch-job.js';
 import { checkGeneration, type GenerateAccessCodesInput } from './generation.js';
 import type { AccessCodeBatch, GeneratedAccessCodes } from './schema.js';
+import { ttlAttribute } from '../../store/ttl.js';
 
 /**
  * Access-code batches generated in the background (DESIGN D5, D18): a job is started by `generate_access_codes` over
@@ -65,7 +66,7 @@ export async function startBatchJob(
     team_id: teamId,
     request: input,
     data_key: await newWrappedDataKey(integrationsOf(runtime).keyEncryptionKey, batchJobContext(teamId, id)),
-    expires_at: Math.floor(nowMs / 1000) + BATCH_JOB_TTL_SECONDS,
+    expires_at: ttlAttribute(nowMs, BATCH_JOB_TTL_SECONDS),
   };
   await unitOfWork(runtime, teamId, (tx) => putBatchJob(tx, job));
   await runtime.deliveryQueue.send([{ kind: 'access_code_batch', team_id: teamId, job_id: id }], 0);

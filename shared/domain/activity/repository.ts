@@ -6,6 +6,7 @@ import { sortKeyPrefix } from '../../store/keys.js';
 import type { Store } from '../../store/store.js';
 import type { Item } from '../../store/requests.js';
 import type { ActivityEntry, NewActivityEntry } from './schema.js';
+import { ttlAttribute } from '../../store/ttl.js';
 
 /** Activity entries are kept 400 days (TTL housekeeping). */
 const ACTIVITY_RETENTION_SECONDS = 400 * 24 * 60 * 60;
@@ -48,7 +49,7 @@ export function activityItem(
   };
   return {
     entry: full,
-    item: activityStore.item(teamId, full, Math.floor(nowMs / 1000) + ACTIVITY_RETENTION_SECONDS),
+    item: activityStore.item(teamId, full, ttlAttribute(nowMs, ACTIVITY_RETENTION_SECONDS)),
   };
 }
 

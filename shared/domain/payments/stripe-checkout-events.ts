@@ -41,6 +41,7 @@ import {
   type EventContext,
   type StripeEventOutcome,
 } from './stripe-event-context.js';
+import { ttlAttribute } from '../../store/ttl.js';
 
 /**
  * Checkout events of a project's Stripe account (DESIGN D16, D22, D26): `checkout.session.completed` creates
@@ -240,7 +241,7 @@ export async function checkoutCompleted(
         team_id: teamId,
         project_id: projectId,
         subscription_id: subscription.id,
-        expires_at: Math.floor(nowMs / 1000) + CHECKOUT_SESSION_REF_SECONDS,
+        expires_at: ttlAttribute(nowMs, CHECKOUT_SESSION_REF_SECONDS),
       });
       ({ followUp } = await addSubscriptionCreation(tx, runtime, principal, {
         subscription,

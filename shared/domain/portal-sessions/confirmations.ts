@@ -1,5 +1,5 @@
 import { newTokenSecret, sha256 } from '../../auth/principal.js';
-import { ttlOf } from '../../auth/idle-sessions.js';
+import { housekeepingTtl } from '../../store/ttl.js';
 import type { Clock } from '../../clock.js';
 import { ProblemError } from '../../errors.js';
 import { integrationsOf, type IntegrationRuntime } from '../../integrations.js';
@@ -35,7 +35,7 @@ export async function createConfirmationLink(
   const token = `${CONFIRMATION_PREFIX}${newTokenSecret()}`;
   await portalSessionStore.createConfirmation(runtime.store, hashOf(token), {
     ...link,
-    ttlSeconds: ttlOf(link.expiresAtMs),
+    ttlSeconds: housekeepingTtl(link.expiresAtMs),
   });
   const path = `${confirmationPath(link.projectId)}?token=${token}`;
   const base = integrationsOf(runtime).publicBaseUrl;

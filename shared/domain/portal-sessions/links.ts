@@ -9,7 +9,8 @@ import { portalSessionStore } from '../../store/portal-sessions.js';
 import type { Store } from '../../store/store.js';
 import { subscriberStore } from '../../store/subscribers.js';
 import { subscriberNotFound } from '../subscribers/repository.js';
-import { touchSession, ttlOf } from '../../auth/idle-sessions.js';
+import { touchSession } from '../../auth/idle-sessions.js';
+import { housekeepingTtl } from '../../store/ttl.js';
 import { parseStoredPortalLink, parseStoredPortalSession, type PortalSession } from './record.js';
 
 /**
@@ -61,7 +62,7 @@ export async function createPortalLink(
     projectId,
     subscriberId,
     expiresAtMs,
-    ttlSeconds: ttlOf(expiresAtMs),
+    ttlSeconds: housekeepingTtl(expiresAtMs),
   });
   const path = `/portal/${projectId}/sign-in?token=${token}`;
   const base = integrationsOf(runtime).publicBaseUrl;
@@ -107,7 +108,7 @@ export async function consumePortalLink(
     runtime.store,
     hashOf(cookieValue),
     session,
-    ttlOf(nowMs + PORTAL_SESSION_IDLE_MS),
+    housekeepingTtl(nowMs + PORTAL_SESSION_IDLE_MS),
   );
   return { cookieValue, session };
 }

@@ -23,6 +23,7 @@ import {
   type InviteTeamMemberRequest,
   type TeamMemberWithInvitation,
 } from './schema.js';
+import { housekeepingTtl } from '../../store/ttl.js';
 
 /**
  * Invitations to a team (DESIGN D19): an invitation is an item of its own partition (`INVITATION#<ULID>`),
@@ -32,11 +33,6 @@ import {
 
 /** `inv_<ULID>_<base62 secret of 32 random bytes>`. */
 const INVITATION_TOKEN_PATTERN = /^inv_([0-9A-HJKMNP-TV-Z]{26})_([0-9A-Za-z]{40,64})$/;
-/**
- * How long an invitation item outlives its expiry before DynamoDB's TTL may drop it, in seconds (housekeeping only).
- */
-const INVITATION_HOUSEKEEPING_SECONDS = 24 * 60 * 60;
-
 /** The one answer to an invitation token that cannot be accepted, whatever the reason (unknown, expired, used). */
 const invalidInvitation = () =>
   new ProblemError(
@@ -102,7 +98,7 @@ export async function inviteTeamMember(
         memberId: member.id,
         secretSha256: sha256(secret).toString('hex'),
         expiresAtMs,
-        ttlSeconds: Math.floor(expiresAtMs / 1000) + INVITATION_HOUSEKEEPING_SECONDS,
+        ttlSeconds: housekeepingTtl(expiresAtMs),
       });
       countRoleAssignments(tx, teamId, roleIds, 1);
       const changedGroups = groups.map((group) =>

@@ -13,6 +13,7 @@ import { getTeam } from '../teams/repository.js';
 import type { Team } from '../teams/schema.js';
 import type { StoredToken } from './record.js';
 import type { Token } from './schema.js';
+import { housekeepingTtl } from '../../store/ttl.js';
 
 /** A token as stored: the public fields plus its team. */
 export type TokenRecord = Token & { team_id: string };
@@ -31,12 +32,6 @@ function toToken(stored: StoredToken): TokenRecord {
     expires_at: stored.expires_at_ms === undefined ? null : isoTime(stored.expires_at_ms),
   };
 }
-
-/**
- * How long an expired token item outlives its expiry before DynamoDB's TTL may drop it, in seconds (1 day; expiry is
- * checked in code).
- */
-const EXPIRED_TOKEN_HOUSEKEEPING_SECONDS = 24 * 60 * 60;
 
 /**
  * Mints a token (D2): only the secret's SHA-256 is stored, `token` is returned once. `issuer` cannot grant what it
@@ -114,10 +109,7 @@ export async function mintToken(
       last_used_at: undefined,
       member_id: input.memberId ?? undefined,
       // Epoch milliseconds checked on every call; `expires_at` is the table's TTL attribute (epoch seconds).
-      expires_at:
-        input.expiresAtMs === undefined
-          ? undefined
-          : Math.floor(input.expiresAtMs / 1000) + EXPIRED_TOKEN_HOUSEKEEPING_SECONDS,
+      expires_at: input.expiresAtMs === undefined ? undefined : housekeepingTtl(input.expiresAtMs),
       expires_at_ms: input.expiresAtMs,
       oauth_grant_id: input.oauthGrantId,
       secret_sha256: sha256(secret).toString('hex'),

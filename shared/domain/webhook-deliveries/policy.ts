@@ -2,6 +2,7 @@
  * The delivery pipeline's rules (interface "Delivery rules", "Limits"; DESIGN D7) as constants and pure
  * functions: the retry timeline, the dead-letter timer, leases, retention and batch sizes.
  */
+import { ttlAttribute } from '../../store/ttl.js';
 
 /** Up to 8 attempts per delivery (interface "Delivery rules" 4, DESIGN D7). */
 export const MAX_ATTEMPTS = 8;
@@ -107,7 +108,7 @@ export function scaledWaitMs(seconds: number, timeScale: number): number {
 
 /** The TTL (`expires_at`, epoch SECONDS) of a delivery or dead-letter copy written at `nowMs` (epoch ms). */
 export function deliveryExpiresAt(nowMs: number): number {
-  return Math.floor(nowMs / 1000) + DELIVERY_RETENTION_SECONDS;
+  return ttlAttribute(nowMs, DELIVERY_RETENTION_SECONDS);
 }
 
 /**

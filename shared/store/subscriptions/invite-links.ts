@@ -6,6 +6,7 @@ import { recordParser } from '../records.js';
 import type { Item } from '../requests.js';
 import { itemWithKey, type Store } from '../store.js';
 import type { Transaction } from '../unit-of-work.js';
+import { ttlAttribute } from '../ttl.js';
 
 /**
  * Invite-link items (DESIGN D22): one per personal invite link, keyed by the SHA-256 of its URL (a bearer
@@ -47,7 +48,7 @@ export function inviteLinkItem(teamId: string, link: MadeInviteLink, nowMs: numb
     subscriber_id: link.subscriberId,
     resource_id: link.resourceId,
     link_expires_at: link.expiresAt,
-    expires_at: Math.floor(expiresMs / 1000) + INVITE_LINK_RETENTION_SECONDS,
+    expires_at: ttlAttribute(expiresMs, INVITE_LINK_RETENTION_SECONDS),
   };
 }
 
@@ -70,7 +71,7 @@ export function markInviteLinksRevoked(
   for (const url of urls) {
     tx.update(inviteLinkKey(teamId, projectId, url), {
       expression: 'SET revoked_at = :now, expires_at = if_not_exists(expires_at, :expires)',
-      values: { ':now': isoTime(nowMs), ':expires': Math.floor(nowMs / 1000) + INVITE_LINK_RETENTION_SECONDS },
+      values: { ':now': isoTime(nowMs), ':expires': ttlAttribute(nowMs, INVITE_LINK_RETENTION_SECONDS) },
     });
   }
 }
