@@ -14,7 +14,7 @@ import { performance } from 'node:perf_hooks';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Principal } from '../shared/auth/principal.js';
 import { ABILITY_VALUES } from '../shared/catalogues/abilities.js';
-import { isoTime, systemClock } from '../shared/clock.js';
+import { HOUR_MS, isoTime, systemClock } from '../shared/clock.js';
 import { newDeliveryId, newEventId } from '../shared/ids.js';
 import type { DeliveryMessage, PipelineMessage, ReplayBatchMessage, Runtime } from '../shared/runtime.js';
 import { createTables } from '../shared/store/create-tables.js';
@@ -32,7 +32,6 @@ import { attachRequestCounter } from './support.js';
 
 /** Deliveries and dead-letter copies are kept 30 days (the retention `webhook-deliveries/policy.ts` sets). */
 const RETENTION_SECONDS = 30 * 24 * 3_600;
-const HOUR_MS = 3_600_000;
 
 /** Figures of the replay run. */
 export interface ReplayResult {

@@ -6,9 +6,7 @@
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { isIP } from 'node:net';
 import { generate } from 'selfsigned';
-
-const HOUR_MS = 3_600_000;
-const DAY_MS = 24 * HOUR_MS;
+import { DAY_MS, HOUR_MS } from '../shared/clock.js';
 
 /** A certificate authority able to issue server certificates. */
 export interface CertificateAuthority {

@@ -6,6 +6,10 @@ export interface Clock {
   nowMs(): number;
 }
 
+/** One minute in milliseconds. */
+export const MINUTE_MS = 60_000;
+/** One hour in milliseconds. */
+export const HOUR_MS = 3_600_000;
 /** One day in milliseconds (24 hours: times are UTC, so no day is shorter or longer). */
 export const DAY_MS = 86_400_000;
 

@@ -2,7 +2,7 @@ import type { BillingReason } from '../domain/payments/schema.js';
 import type { CreatePlanRequest } from '../domain/plans/schema.js';
 import type * as z from '../schemas/zod.js';
 import { periodEnd } from '../domain/subscriptions/lifecycle.js';
-import { DAY_MS } from '../clock.js';
+import { DAY_MS, HOUR_MS, MINUTE_MS } from '../clock.js';
 
 /**
  * The demo history's calendar (DESIGN §5), pure: who arrives when, what happens to them later, and which payments that
@@ -134,7 +134,7 @@ export function historyStartMs(nowMs: number): number {
 
 /** When the cast member at `index` acts on `day` (epoch ms): between 08:00 and 17:59 UTC of that day. */
 export function castTime(startMs: number, day: number, index: number): number {
-  return startMs + day * DAY_MS + 8 * 3_600_000 + ((index * 137) % 600) * 60_000;
+  return startMs + day * DAY_MS + 8 * HOUR_MS + ((index * 137) % 600) * MINUTE_MS;
 }
 
 /**

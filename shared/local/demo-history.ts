@@ -22,6 +22,7 @@ import { paymentProviderAdapters } from '../providers/adapters.js';
 import { keys } from '../store/keys.js';
 import type { UnitOfWorkRuntime } from '../store/unit-of-work.js';
 import { CAST, castTime, historyStartMs, RENEWAL_DELAY_MS } from './demo-calendar.js';
+import { HOUR_MS } from '../clock.js';
 
 /** The demo project the history is written into: its plans and one unredeemed access code (its text). */
 export interface DemoHistoryProject {
@@ -112,7 +113,7 @@ export async function seedDemoHistory(
         ...(person.platformUserId ? { platform_user_id: person.platformUserId } : {}),
       };
       if (person.platformUserId) {
-        at(clock.nowMs() + 3 * 3_600_000, async () => {
+        at(clock.nowMs() + 3 * HOUR_MS, async () => {
           await recordPlatformMembership(runtime, {
             teamId: principal.teamId,
             projectId: project.id,

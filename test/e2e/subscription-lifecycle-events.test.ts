@@ -34,7 +34,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
 import { WEBHOOK_EVENT_NAMES } from '../../shared/catalogues/webhook-events.js';
-import { DAY_MS, isoTime } from '../../shared/clock.js';
+import { DAY_MS, HOUR_MS, isoTime, MINUTE_MS } from '../../shared/clock.js';
 import { markInvoicePaid, markInvoicePaymentFailed } from '../../shared/domain/billing/changes.js';
 import { GRACE_PERIOD_MS } from '../../shared/domain/billing/schema.js';
 import { TRANSITION_TABLE } from '../../shared/domain/subscriptions/state-machine.js';
@@ -44,8 +44,6 @@ import { checkSignature } from '../support/signature.js';
 import {
   BOT,
   CHAT_ID,
-  HOUR,
-  MINUTE,
   NOT_PRODUCIBLE_YET,
   api,
   chatMember,
@@ -102,7 +100,7 @@ describe('every D15 transition and every event at one receiver', () => {
     await api('POST', '/v1/billing/tier', { tier: 'pro' });
     const [invoice] = (await api('GET', '/v1/billing/invoices')).data;
     await markInvoicePaymentFailed(service.runtime, teamId, invoice.id, 'card_declined');
-    await runDeadlinesAt(clock.nowMs() + GRACE_PERIOD_MS + MINUTE);
+    await runDeadlinesAt(clock.nowMs() + GRACE_PERIOD_MS + MINUTE_MS);
     expect((await api('POST', `/v1/projects/${extra.id}`, { description: 'locked' }, [402])).code).toBe(
       'BILLING_LOCKED',
     );
@@ -362,8 +360,8 @@ describe('every D15 transition and every event at one receiver', () => {
     const start = clock.nowMs();
     const expiringPending = await firstPayment('pending');
     const expiringIncomplete = await firstPayment('failed');
-    const scheduled = await grant({ starts_at: isoTime(start + 12 * HOUR) });
-    const scheduledTrial = await grant({ starts_at: isoTime(start + 12 * HOUR), trial: true });
+    const scheduled = await grant({ starts_at: isoTime(start + 12 * HOUR_MS) });
+    const scheduledTrial = await grant({ starts_at: isoTime(start + 12 * HOUR_MS), trial: true });
     const trial = await grant({ trial: true });
     const renewing = await grant();
     const ending = await grant();
@@ -398,11 +396,11 @@ describe('every D15 transition and every event at one receiver', () => {
     );
     expect((await subscriptionOf(scheduled)).status).toBe('active');
     expect((await subscriptionOf(scheduledTrial)).status).toBe('trialing');
-    await fire([[fixedTerm, 'term_ended']], () => runDeadlinesAt(start + 2 * DAY_MS + MINUTE));
-    await fire([[trial, 'trial_ended']], () => runDeadlinesAt(start + 7 * DAY_MS + MINUTE));
+    await fire([[fixedTerm, 'term_ended']], () => runDeadlinesAt(start + 2 * DAY_MS + MINUTE_MS));
+    await fire([[trial, 'trial_ended']], () => runDeadlinesAt(start + 7 * DAY_MS + MINUTE_MS));
     await fire(
       overdueIds.map((id) => [id, 'retries_exhausted']),
-      () => runDeadlinesAt(start + 14 * DAY_MS + MINUTE),
+      () => runDeadlinesAt(start + 14 * DAY_MS + MINUTE_MS),
     );
     await fire([[recovered, 'payment_succeeded']], () => pay(recovered, 'succeeded'));
     await fireOne(givenUp, 'cancel', 'POST', path(givenUp, 'cancel'), { at_period_end: false });
@@ -413,9 +411,9 @@ describe('every D15 transition and every event at one receiver', () => {
         [renewing, 'period_renewed'],
         [ending, 'period_ended'],
       ],
-      () => runDeadlinesAt(periodEnd + MINUTE),
+      () => runDeadlinesAt(periodEnd + MINUTE_MS),
     );
-    await fire([[stillUnpaid, 'unpaid_limit_reached']], () => runDeadlinesAt(start + 44 * DAY_MS + 5 * MINUTE));
+    await fire([[stillUnpaid, 'unpaid_limit_reached']], () => runDeadlinesAt(start + 44 * DAY_MS + 5 * MINUTE_MS));
 
     // ---- Every pair of every row of the table was exercised. ------------------------------------
     const allPairs = TRANSITION_TABLE.flatMap((rule) => rule.from.map((from) => pairOf(from, rule.trigger)));

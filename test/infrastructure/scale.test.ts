@@ -9,7 +9,13 @@ import { FUNCTION_FILES, type BundleEntry } from '../../lib/function-code.js';
 import type { MembershipServiceStack } from '../../lib/membership-service-stack.js';
 import { MAX_ROUTES_PER_STACK, groupRoutes } from '../../lib/rest-api.js';
 import { routeKey, type RegisteredOperation } from '../../shared/operations/registry.js';
-import { stubBundler, synthesizedTemplates, type CfnResource, type SynthesizedTemplate } from './templates.js';
+import {
+  MAX_RESOURCES_PER_TEMPLATE,
+  stubBundler,
+  synthesizedTemplates,
+  type CfnResource,
+  type SynthesizedTemplate,
+} from './templates.js';
 import { expectedRouteKeys } from './stack-queries.js';
 
 /**
@@ -20,7 +26,6 @@ import { expectedRouteKeys } from './stack-queries.js';
  */
 
 const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const MAX_RESOURCES_PER_TEMPLATE = 400;
 /** Routes per generated module: 150 in all; the first module needs two nested stacks. */
 const MODULE_SIZES = [45, 20, 15, 15, 12, 12, 10, 9, 7, 5];
 const METHODS = ['GET', 'POST', 'PUT', 'DELETE'] as const;

@@ -7,7 +7,7 @@ import { MAX_ROUTES_PER_STACK } from '../../lib/rest-api.js';
 import { OPERATIONS, routeKey } from '../../shared/operations/registry.js';
 import { DEAD_LETTER_TABLE_DEFINITION, TABLE_DEFINITION } from '../../shared/store/table-definition.js';
 import { describe, expect, it } from 'vitest';
-import type { CfnResource } from './templates.js';
+import { MAX_RESOURCES_PER_TEMPLATE, type CfnResource } from './templates.js';
 import {
   actionsOf,
   asArray,
@@ -22,7 +22,6 @@ const synthesis = useStubSynthesis();
 const { ofType, onlyFunction, statementsOfRole, statementsOfFunction, schedulerRoles, retrySchedulerRole } = synthesis;
 
 /** Most resources any one template may hold (CloudFormation's limit is 500; DESIGN D23 keeps clear of it). */
-const MAX_RESOURCES_PER_TEMPLATE = 400;
 
 /**
  * The only actions allowed on `Resource: '*'`, because their AWS API has no resource-level

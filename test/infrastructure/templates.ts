@@ -7,6 +7,9 @@ import { createMembershipApp } from '../../lib/app.js';
 import type { BundleEntry } from '../../lib/function-code.js';
 import type { MembershipServiceStack } from '../../lib/membership-service-stack.js';
 
+/** Most resources the project allows one template, root or nested (CloudFormation's limit is 500; DESIGN D23). */
+export const MAX_RESOURCES_PER_TEMPLATE = 400;
+
 export type CfnResource = {
   Type: string;
   Properties?: any;

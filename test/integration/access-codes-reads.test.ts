@@ -26,10 +26,9 @@ import {
   partitionItems,
   useAccessCodesFixture,
 } from '../support/fixtures/access-codes.js';
+import { HOUR_MS } from '../../shared/clock.js';
 
 useAccessCodesFixture();
-
-const HOUR = 60 * 60 * 1000;
 
 describe('reading codes', () => {
   it('lists and reads codes with their suffix only, pages with cursors, and filters by batch, plan and status', async () => {
@@ -174,7 +173,7 @@ describe('revoking a code', () => {
 
 describe('expiry by the clock', () => {
   it('reads expired as soon as expires_at passes, and the deadline worker emits access_code.expired exactly once per code, however often it runs', async () => {
-    const expiresAt = new Date(ctx.clock.nowMs() + HOUR).toISOString();
+    const expiresAt = new Date(ctx.clock.nowMs() + HOUR_MS).toISOString();
     const { batch, codes } = await generate({ count: 3, expires_at: expiresAt });
     expect(batch.expires_at).toBe(expiresAt);
     const deadlineKey = keys.deadline(ctx.teamId, 'access_code.expire', batch.id);
@@ -187,7 +186,7 @@ describe('expiry by the clock', () => {
       [codes[0].id, codes[1].id].sort(),
     );
 
-    ctx.clock.advance(HOUR + 1000);
+    ctx.clock.advance(HOUR_MS + 1000);
     // Between expiry and the worker's run, reads already say expired (and only an active code can be revoked).
     const read = await rest(ctx.runtime, { method: 'GET', path: `/v1/access-codes/${codes[0].id}`, token: ctx.token });
     expect(read.json.status).toBe('expired');

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ManualClock } from '../../shared/clock.js';
-import { isoTime } from '../../shared/clock.js';
+import { isoTime, MINUTE_MS } from '../../shared/clock.js';
 import {
   DEADLINE_SHARDS,
   completeDeadline,
@@ -28,8 +28,6 @@ import { unitOfWork } from '../../shared/store/unit-of-work.js';
 import { scanTable } from '../support/guarantees.js';
 import { expectPublishedEvent } from '../support/events.js';
 import { createTestRuntime, seedTeam, testClock, type TestRuntime } from '../support/store.js';
-
-const MINUTE = 60_000;
 
 let clock: ManualClock;
 let runtime: TestRuntime;
@@ -109,9 +107,9 @@ describe('applyDueDeadlines', () => {
   it('applies every due deadline once, page by page across the shards, and leaves the others', async () => {
     const now = clock.nowMs();
     const due = Array.from({ length: 40 }, (_, index) =>
-      deadline(`due-${String(index).padStart(2, '0')}`, now - index * MINUTE),
+      deadline(`due-${String(index).padStart(2, '0')}`, now - index * MINUTE_MS),
     );
-    const later = Array.from({ length: 5 }, (_, index) => deadline(`later-${index}`, now + (index + 1) * MINUTE));
+    const later = Array.from({ length: 5 }, (_, index) => deadline(`later-${index}`, now + (index + 1) * MINUTE_MS));
     await schedule(...due, ...later);
     const calls: string[] = [];
     const result = await applyDueDeadlines(runtime, now, {
@@ -126,7 +124,9 @@ describe('applyDueDeadlines', () => {
     // A minute later, one more is due; the applied ones are gone and never run again.
     const nextCalls: string[] = [];
     expect(
-      await applyDueDeadlines(runtime, now + MINUTE, { handlers: { 'access_code.expire': markingHandler(nextCalls) } }),
+      await applyDueDeadlines(runtime, now + MINUTE_MS, {
+        handlers: { 'access_code.expire': markingHandler(nextCalls) },
+      }),
     ).toEqual({ applied: 1, failed: 0 });
     expect(nextCalls).toEqual(['later-0']);
   });
@@ -134,9 +134,9 @@ describe('applyDueDeadlines', () => {
   it('applies a deadline once when runs overlap, and not at all once it was moved later', async () => {
     const now = clock.nowMs();
     const teamId = randomUUID();
-    await schedule(...Array.from({ length: 10 }, (_, index) => deadline(`s${index}`, now - MINUTE, teamId)));
+    await schedule(...Array.from({ length: 10 }, (_, index) => deadline(`s${index}`, now - MINUTE_MS, teamId)));
     // Re-scheduling (a put of the same team, kind and subject) moves a deadline.
-    await schedule(deadline('s9', now + 10 * MINUTE, teamId));
+    await schedule(deadline('s9', now + 10 * MINUTE_MS, teamId));
     const calls: string[] = [];
     const handlers = { 'access_code.expire': markingHandler(calls) };
     await Promise.all([
@@ -151,7 +151,7 @@ describe('applyDueDeadlines', () => {
 
   it('keeps a deadline whose handler fails, counts the failure, and applies it on a later run', async () => {
     const now = clock.nowMs();
-    await schedule(deadline('flaky', now - MINUTE), deadline('fine', now - MINUTE));
+    await schedule(deadline('flaky', now - MINUTE_MS), deadline('fine', now - MINUTE_MS));
     const onError = vi.fn();
     let failures = 1;
     const calls: string[] = [];
@@ -167,7 +167,7 @@ describe('applyDueDeadlines', () => {
     expect(onError).toHaveBeenCalledWith(expect.any(Error), expect.objectContaining({ subjectId: 'flaky' }));
     expect(await remainingDeadlines()).toEqual(['flaky']);
     expect(
-      await applyDueDeadlines(runtime, now + MINUTE, { handlers: { 'access_code.expire': handler }, onError }),
+      await applyDueDeadlines(runtime, now + MINUTE_MS, { handlers: { 'access_code.expire': handler }, onError }),
     ).toEqual({ applied: 1, failed: 0 });
     expect(await remainingDeadlines()).toEqual([]);
     expect(await appliedSubjects()).toEqual(['fine', 'flaky']);
@@ -180,7 +180,7 @@ describe('applyDueDeadlines', () => {
     const subjects: string[] = [];
     for (let index = 0; subjects.length < 5; index++)
       if (deadlineShard(teamId, 'access_code.expire', `x${index}`) === 3) subjects.push(`x${index}`);
-    await schedule(...subjects.map((subject) => deadline(subject, now - MINUTE, teamId)));
+    await schedule(...subjects.map((subject) => deadline(subject, now - MINUTE_MS, teamId)));
     const calls: string[] = [];
     const handlers = { 'access_code.expire': markingHandler(calls) };
     expect(await applyDueDeadlines(runtime, now, { handlers, pageSize: 2, maxPerShard: 3 })).toEqual({
@@ -206,7 +206,7 @@ describe('the local runtime', () => {
       currency: 'USD',
       interval: 'month',
     });
-    const expiresAt = isoTime(clock.nowMs() + 10 * MINUTE);
+    const expiresAt = isoTime(clock.nowMs() + 10 * MINUTE_MS);
     const { batch, codes } = await generateAccessCodes(runtime, principal, {
       project_id: project.id,
       plan_id: plan.id,
@@ -216,7 +216,7 @@ describe('the local runtime', () => {
       max_redemptions: 1,
       expires_at: expiresAt,
     });
-    clock.advance(10 * MINUTE + 1000);
+    clock.advance(10 * MINUTE_MS + 1000);
 
     const errors: unknown[] = [];
     const local = createLocalRuntime({

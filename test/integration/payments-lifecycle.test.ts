@@ -12,7 +12,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { DAY_MS, isoTime } from '../../shared/clock.js';
+import { DAY_MS, HOUR_MS, isoTime } from '../../shared/clock.js';
 import { applyDueDeadlines } from '../../shared/deadlines/worker.js';
 import { expectRestProblem, expectToolProblem } from '../support/guarantees.js';
 import { tool } from '../support/calls.js';
@@ -35,8 +35,6 @@ import {
 } from '../support/fixtures/payments.js';
 
 usePaymentsFixture();
-
-const HOUR = 3_600_000;
 
 const refund = (paymentId: string, body: Record<string, unknown> = {}) =>
   ok('POST', `/v1/payments/${paymentId}/refund`, body);
@@ -90,7 +88,7 @@ describe('the first payment of a new subscription (D15 "(new)" row)', () => {
     });
     expect(created[1].data).toMatchObject({ subscription: pending });
 
-    clock.advance(HOUR);
+    clock.advance(HOUR_MS);
     const settled = await settle(payment.id, 'succeeded');
     expect(settled).toEqual({ ...payment, status: 'succeeded', updated_at: isoTime(clock.nowMs()) });
     const active = await subscription(payment.subscription_id);
@@ -160,7 +158,7 @@ describe('the first payment of a new subscription (D15 "(new)" row)', () => {
   it('a pending first payment that never completes: the clock expires the subscription after 23 hours; settling it later records the payment and leaves the subscription', async () => {
     const payment = await record({ subscriber_id: subscriberId, plan_id: gold.id, status: 'pending' });
     await newEvents();
-    clock.advance(24 * HOUR);
+    clock.advance(24 * HOUR_MS);
     await tick();
     expect(await subscription(payment.subscription_id)).toMatchObject({ status: 'incomplete_expired' });
     expect(types(await newEvents())).toEqual(['subscription.incomplete_expired']);
@@ -200,7 +198,7 @@ describe('payments for an existing subscription drive D15', () => {
     expect(await subscription(granted.id)).toMatchObject({ status: 'past_due', previous_status: 'active' });
     expect(types(await newEvents())).toEqual(['payment.failed']);
 
-    clock.advance(HOUR);
+    clock.advance(HOUR_MS);
     await record({ subscription_id: granted.id, status: 'succeeded' });
     expect(await subscription(granted.id)).toMatchObject({
       status: 'active',
@@ -276,7 +274,7 @@ describe('refunds', () => {
     const granted = await grant();
     const payment = await record({ subscription_id: granted.id, status: 'succeeded' });
     await newEvents();
-    clock.advance(HOUR);
+    clock.advance(HOUR_MS);
     const partial = await refund(payment.id, { amount: 300, reason: 'Missed a week' });
     expect(partial).toEqual({
       ...payment,

@@ -30,10 +30,9 @@ import {
   team,
   usePublicPagesFixture,
 } from '../support/fixtures/public-pages.js';
+import { HOUR_MS } from '../../shared/clock.js';
 
 usePublicPagesFixture();
-
-const HOUR = 3_600_000;
 
 /** Posts a free join of `email` to `planId` of `project` with a join page's cookie and token. */
 async function postJoin(
@@ -134,7 +133,7 @@ describe('a free join', () => {
     const form = await openJoinPage();
     await postJoin(form, projectId, free.id, 'late@example.com');
     const path = confirmationPathOf((await deliverMessages())[0])!;
-    clock.advance(23 * HOUR + 60_000);
+    clock.advance(23 * HOUR_MS + 60_000);
     await applyDueDeadlines(runtime, clock.nowMs());
     const [expired] = (await listSubscriptions(runtime.store, team.principal, projectId, { limit: 10 })).data;
     expect(expired).toMatchObject({ status: 'incomplete_expired', has_access: false });
@@ -184,7 +183,7 @@ describe('a bot on the join page', () => {
     const joins = (await listSubscriptions(runtime.store, owner.principal, project.id, { limit: 100 })).data;
     expect(joins.every((subscription) => subscription.status === 'incomplete' && !subscription.has_access)).toBe(true);
 
-    clock.advance(HOUR);
+    clock.advance(HOUR_MS);
     const { confirmed } = await joinFreePlanByEmail(free.id, 'fan@example.com', { projectId: project.id });
     expect(confirmed.statusCode, confirmed.body).toBe(303);
     expect((await serve('GET', confirmed.headers.Location)).body).toContain('Active');

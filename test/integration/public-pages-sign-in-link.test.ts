@@ -26,6 +26,7 @@ import {
   team,
   usePublicPagesFixture,
 } from '../support/fixtures/public-pages.js';
+import { MINUTE_MS } from '../../shared/clock.js';
 
 usePublicPagesFixture();
 
@@ -41,8 +42,6 @@ beforeEach(() => {
     },
   };
 });
-
-const MINUTE = 60_000;
 
 /** Runs every queued message send once; returns their outcomes. */
 async function deliver(): Promise<string[]> {
@@ -122,12 +121,12 @@ describe('E-mail me a sign-in link', () => {
     expect(opened.cookies?.join(';')).toContain('portal_session=pps_');
     expect((await serve('GET', first)).statusCode).toBe(404);
 
-    clock.advance(15 * MINUTE);
+    clock.advance(15 * MINUTE_MS);
     await askOnJoinPage('reader@example.test');
     expect(runtime.messageSends).toHaveLength(1);
     await deliver();
     const second = signInPathOf(sent[1]);
-    clock.advance(15 * MINUTE);
+    clock.advance(15 * MINUTE_MS);
     expect((await serve('GET', second)).statusCode).toBe(404);
   });
 
@@ -144,7 +143,7 @@ describe('E-mail me a sign-in link', () => {
     expect(new Set(answers).size).toBe(1);
     expect(runtime.messageSends).toEqual([]);
 
-    clock.advance(15 * MINUTE);
+    clock.advance(15 * MINUTE_MS);
     await askOnJoinPage('busy@example.test');
     expect(runtime.messageSends.map(({ message }) => message.subscriber_id).sort()).toEqual(
       [first.id, second.id].sort(),

@@ -9,12 +9,11 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { DAY_MS, isoTime } from '../../shared/clock.js';
+import { DAY_MS, HOUR_MS, isoTime } from '../../shared/clock.js';
 import { deadlineItem } from '../../shared/deadlines/deadline.js';
 import { SUBSCRIPTION_DEADLINE_KIND } from '../../shared/domain/subscriptions/writes.js';
 import { keys } from '../../shared/store/keys.js';
 import {
-  HOUR,
   clock,
   deadlines,
   free,
@@ -136,10 +135,10 @@ describe('clock-driven transitions (deadline worker)', () => {
     expect(await newEvents()).toEqual([]);
     const dueTimes = (await deadlines()).map((item) => item.due_at).sort();
     expect(dueTimes).toEqual(
-      [isoTime(Date.parse(incomplete.created_at) + 23 * HOUR), isoTime(clock.nowMs() + 7 * DAY_MS)].sort(),
+      [isoTime(Date.parse(incomplete.created_at) + 23 * HOUR_MS), isoTime(clock.nowMs() + 7 * DAY_MS)].sort(),
     );
 
-    clock.advance(23 * HOUR);
+    clock.advance(23 * HOUR_MS);
     await tick();
     expect(await ok('GET', `/v1/subscriptions/${incomplete.id}`)).toMatchObject({
       status: 'incomplete_expired',

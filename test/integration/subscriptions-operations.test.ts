@@ -10,7 +10,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { DAY_MS, isoTime } from '../../shared/clock.js';
+import { DAY_MS, HOUR_MS, isoTime } from '../../shared/clock.js';
 import { banSubscriber } from '../../shared/domain/subscribers/moderation.js';
 import { subscriberAccessAttribute } from '../../shared/domain/subscribers/record.js';
 import { suspendSubscriptionsOfSubscriber } from '../../shared/domain/subscriptions/transitions.js';
@@ -19,7 +19,6 @@ import { expectRestProblem, expectToolProblem } from '../support/guarantees.js';
 import { tool } from '../support/calls.js';
 import { attachRequestCounter, isAuthentication } from '../../bench/support.js';
 import {
-  HOUR,
   call,
   clock,
   deadlines,
@@ -58,7 +57,7 @@ describe('operation-driven transitions', () => {
     );
     expect(again.detail).toBe('The subscription is paused: pause is not allowed; it allows cancel, resume, suspend.');
 
-    clock.advance(HOUR);
+    clock.advance(HOUR_MS);
     const resumed = await tool(runtime, team.principal, 'resume_subscription', { id: subscription.id });
     expect(resumed.structuredContent).toMatchObject({
       status: 'active',

@@ -10,7 +10,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { DAY_MS, isoTime } from '../../shared/clock.js';
+import { DAY_MS, HOUR_MS, isoTime } from '../../shared/clock.js';
 import { banSubscriber } from '../../shared/domain/subscribers/moderation.js';
 import { checkProjectAccess } from '../../shared/domain/subscriptions/access.js';
 import { keys } from '../../shared/store/keys.js';
@@ -18,7 +18,6 @@ import { expectRestProblem, scanTable } from '../support/guarantees.js';
 import { tool } from '../support/calls.js';
 import { countingStore as countingStoreOf } from '../support/store.js';
 import {
-  HOUR,
   call,
   clock,
   deadlines,
@@ -315,7 +314,7 @@ describe('the web access check: one DynamoDB read', () => {
     await ok('POST', `/v1/subscriptions/${subscription.id}/pause`, {});
     expect(await checkOnce(counting)).toEqual(await expected(subscription.id));
     expect((await checkOnce(counting)).granted).toBe(false);
-    clock.advance(HOUR);
+    clock.advance(HOUR_MS);
     await ok('POST', `/v1/subscriptions/${subscription.id}/resume`, {});
     expect(await checkOnce(counting)).toEqual(await expected(subscription.id));
 
@@ -365,7 +364,7 @@ describe('the web access check: one DynamoDB read', () => {
     expect(await checkOnce(counting)).toEqual(await expected(open.id)); // a month's period outlasts three days
     await ok('POST', `/v1/subscriptions/${open.id}/cancel`, { at_period_end: false });
     expect(await checkOnce(counting)).toEqual(await expected(fixed.id));
-    clock.advance(HOUR);
+    clock.advance(HOUR_MS);
     await ok('POST', `/v1/subscriptions/${fixed.id}/cancel`, { at_period_end: false });
     expect(await checkOnce(counting)).toEqual(await expected(fixed.id)); // none grants: the latest changed
   });

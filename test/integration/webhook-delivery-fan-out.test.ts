@@ -8,7 +8,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { isoTime } from '../../shared/clock.js';
+import { HOUR_MS, isoTime } from '../../shared/clock.js';
 import { processDeliveryMessage } from '../../shared/domain/webhook-deliveries/dispatcher.js';
 import { fanOutEvent, fanOutEvents, sendTestEvent } from '../../shared/domain/webhook-deliveries/fan-out.js';
 import { getDelivery } from '../../shared/domain/webhook-deliveries/reads.js';
@@ -20,7 +20,6 @@ import { recordingStore, withStore } from '../support/guarantees.js';
 import { checkSignature } from '../support/signature.js';
 import { revokeToken } from '../../shared/domain/tokens/repository.js';
 import {
-  HOUR_MS,
   OK,
   allDeliveries,
   ctx,

@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { isoTime } from '../../shared/clock.js';
+import { HOUR_MS, isoTime } from '../../shared/clock.js';
 import type { DeliveryMessage } from '../../shared/runtime.js';
 import { type Principal } from '../../shared/auth/principal.js';
 import { retryDelivery } from '../../shared/domain/webhook-deliveries/dead-letter.js';
@@ -22,7 +22,6 @@ import { updateWebhookEndpoint } from '../../shared/domain/webhook-endpoints/cha
 import { getWebhookEndpoint } from '../../shared/domain/webhook-endpoints/repository.js';
 import { seedTeam } from '../support/store.js';
 import {
-  HOUR_MS,
   OK,
   allDeliveries,
   ctx,

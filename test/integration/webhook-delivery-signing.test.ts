@@ -21,7 +21,6 @@ import { rotateWebhookEndpointSecret } from '../../shared/domain/webhook-endpoin
 import type { WebhookRequest } from '../../shared/domain/webhook-deliveries/transport/port.js';
 import { checkSignature } from '../support/signature.js';
 import {
-  HOUR_MS,
   OK,
   ctx,
   newEndpoint,
@@ -30,6 +29,7 @@ import {
   seedTeamMember,
   useWebhookDeliveryFixture,
 } from '../support/fixtures/webhook-delivery.js';
+import { HOUR_MS } from '../../shared/clock.js';
 
 useWebhookDeliveryFixture();
 

@@ -18,7 +18,6 @@ import type { Store } from '../../shared/store/store.js';
 import { recordingStore } from '../support/guarantees.js';
 import { countingStore } from '../support/store.js';
 import {
-  HOUR_MS,
   OK,
   allDeliveries,
   ctx,
@@ -28,6 +27,7 @@ import {
   IDLE_SWEEP,
   useWebhookDeliveryFixture,
 } from '../support/fixtures/webhook-delivery.js';
+import { HOUR_MS } from '../../shared/clock.js';
 
 useWebhookDeliveryFixture();
 

@@ -13,7 +13,6 @@ import { getDelivery } from '../../shared/domain/webhook-deliveries/reads.js';
 import { sweep } from '../../shared/domain/webhook-deliveries/sweeper.js';
 import type { WebhookRequest } from '../../shared/domain/webhook-deliveries/transport/port.js';
 import {
-  HOUR_MS,
   HTTP_500,
   OK,
   allDeliveries,
@@ -24,6 +23,7 @@ import {
   IDLE_SWEEP,
   useWebhookDeliveryFixture,
 } from '../support/fixtures/webhook-delivery.js';
+import { HOUR_MS } from '../../shared/clock.js';
 
 useWebhookDeliveryFixture();
 

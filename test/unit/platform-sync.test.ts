@@ -11,12 +11,11 @@ import {
 } from '../../shared/domain/members/platform-retry.js';
 import type { MemberPlatformError, MemberStatus, PlatformAction } from '../../shared/domain/members/schema.js';
 import { reconciledAction } from '../../shared/domain/subscriptions/platform-sync.js';
-
-const MINUTE = 60 * 1000;
+import { MINUTE_MS } from '../../shared/clock.js';
 
 describe('backoff', () => {
   it('waits one minute, doubling up to six hours', () => {
-    expect(Array.from({ length: 12 }, (_, index) => platformRetryDelayMs(index + 1) / MINUTE)).toEqual([
+    expect(Array.from({ length: 12 }, (_, index) => platformRetryDelayMs(index + 1) / MINUTE_MS)).toEqual([
       1, 2, 4, 8, 16, 32, 64, 128, 256, 360, 360, 360,
     ]);
   });

@@ -8,6 +8,7 @@ import { h } from '../../web/html.js';
 import { htmlResult, type SignedInRequest } from '../http.js';
 import { pageOperations } from './kit.js';
 import { listWebhookDeliveries, replayDeadWebhookDeliveries } from '../../domain/webhook-deliveries/handlers.js';
+import { HOUR_MS } from '../../clock.js';
 
 const { collect, write } = pageOperations({ listWebhookDeliveries, replayDeadWebhookDeliveries });
 
@@ -15,8 +16,6 @@ const { collect, write } = pageOperations({ listWebhookDeliveries, replayDeadWeb
  * Settings → Webhooks → Replay dead (DESIGN D25): a confirmation that counts the deliveries dead-lettered in the last
  * 24 hours, then `replayDeadWebhookDeliveries` with the member as principal.
  */
-
-const HOUR_MS = 60 * 60 * 1000;
 
 /** The dead deliveries dead-lettered within the last 24 hours (counted through `listWebhookDeliveries`). */
 async function deadOfLastDay(request: SignedInRequest) {

@@ -2,6 +2,7 @@ import * as z from '../../schemas/zod.js';
 import { ListQuery, Timestamp, Uuid, listOf } from '../../schemas/common.js';
 import { CreateSubscriberRequest, Subscriber } from '../subscribers/schema.js';
 import { Subscription } from '../subscriptions/schema.js';
+import { MAX_ACCESS_DAYS } from '../plans/schema.js';
 
 /** Access code statuses (DESIGN D18; a closed list, written once). */
 const ACCESS_CODE_STATUSES = ['active', 'exhausted', 'expired', 'revoked'] as const;
@@ -13,8 +14,6 @@ const ACCESS_CODE_EFFECTS = ['free_access', 'trial'] as const;
 /** An access code effect. */
 export type AccessCodeEffect = (typeof ACCESS_CODE_EFFECTS)[number];
 
-/** Longest `access_days` a code may grant (10 years). */
-const MAX_ACCESS_DAYS = 3650;
 /** Most codes in one batch (DESIGN D18). */
 const MAX_BATCH_SIZE = 1000;
 /** Characters of the code shown by reads (`code_suffix`). */

@@ -1,4 +1,4 @@
-import { isoTime } from '../../clock.js';
+import { HOUR_MS, isoTime } from '../../clock.js';
 import { completeDeadline, scheduleDeadline, type Deadline } from '../../deadlines/deadline.js';
 import { logger } from '../../logger.js';
 import type { PlatformResourceTarget, PlatformResult } from '../../platforms/platform-adapter.js';
@@ -43,7 +43,7 @@ export const MEMBER_PLATFORM_SYNC_DEADLINE_KIND = 'member.platform_sync' as cons
 /** Wait before the first retry, in milliseconds (1 minute); each further failure doubles it. */
 export const PLATFORM_SYNC_FIRST_DELAY_MS = 60 * 1000;
 /** Longest wait between two attempts, in milliseconds (6 hours). */
-const PLATFORM_SYNC_MAX_DELAY_MS = 6 * 3600 * 1000;
+const PLATFORM_SYNC_MAX_DELAY_MS = 6 * HOUR_MS;
 /**
  * Failed attempts (the first call included) after which retries stop (12: the first call and 11 retries,
  * waiting 1, 2, 4 … 256 minutes then 6 hours twice, about 20.5 hours in all).

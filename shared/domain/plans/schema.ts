@@ -29,7 +29,7 @@ const PLAN_SYNC_STATUSES = ['not_synced', 'pending', 'synced', 'failed'] as cons
 
 /** Largest price, in minor units (1,000,000.00 in a two-decimal currency). */
 const MAX_PLAN_AMOUNT = 100_000_000;
-/** Longest one-off pass and longest trial, in days. */
+/** Longest one-off pass, longest trial and longest access an access code grants, in days (10 years). */
 export const MAX_ACCESS_DAYS = 3650;
 /** Longest free trial, in days. */
 export const MAX_TRIAL_DAYS = 365;

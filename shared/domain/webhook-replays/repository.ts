@@ -1,5 +1,5 @@
 import type { Principal } from '../../auth/principal.js';
-import { isoTime } from '../../clock.js';
+import { HOUR_MS, isoTime } from '../../clock.js';
 import { ProblemError } from '../../errors.js';
 import { newUuid } from '../../ids.js';
 import type { Runtime } from '../../runtime.js';
@@ -53,7 +53,7 @@ export async function createReplayJob(
   const nowMs = runtime.clock.nowMs();
   const now = isoTime(nowMs);
   const requestedUntil = request.until ? Date.parse(request.until) : nowMs;
-  if (requestedUntil < nowMs - request.since_hours * 3_600_000) {
+  if (requestedUntil < nowMs - request.since_hours * HOUR_MS) {
     throw new ProblemError(
       'VALIDATION_FAILED',
       `until is before the start of the window (now minus ${request.since_hours} hours).`,
@@ -65,7 +65,7 @@ export async function createReplayJob(
   const filters: WebhookReplay['filters'] = {
     status: request.status ?? 'dead',
     since_hours: request.since_hours,
-    since: isoTime(nowMs - request.since_hours * 3_600_000),
+    since: isoTime(nowMs - request.since_hours * HOUR_MS),
     until: isoTime(Math.min(requestedUntil, nowMs)),
     endpoint_id: request.endpoint_id ?? null,
     event_type: request.event_type ?? null,
