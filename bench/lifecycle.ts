@@ -4,23 +4,9 @@
  *
  * @module
  */
-import { createServer } from 'node:net';
 import { startDynamoDbLocal } from '../shared/store/dynamodb-local.js';
 import { progress } from './output.js';
-
-/** Asks the OS for a free TCP port on 127.0.0.1 (listen on port 0, read it, close). */
-export async function freePort(): Promise<number> {
-  return new Promise<number>((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => (port ? resolve(port) : reject(new Error('no free port'))));
-    });
-  });
-}
+import { freePort } from '../test/support/ports.js';
 
 const cleanups: Array<{ name: string; run: () => Promise<void> | void }> = [];
 let cleaning: Promise<void> | null = null;

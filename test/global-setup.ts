@@ -1,5 +1,5 @@
-import { createServer } from 'node:net';
 import { startDynamoDbLocal, type DynamoDbLocalHandle } from '../shared/store/dynamodb-local.js';
+import { freePort } from './support/ports.js';
 
 /**
  * Starts DynamoDB Local for the whole test run on free loopback ports: one instance per test worker
@@ -12,17 +12,6 @@ import { startDynamoDbLocal, type DynamoDbLocalHandle } from '../shared/store/dy
  */
 const handles: DynamoDbLocalHandle[] = [];
 const INSTANCES = 2;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 export async function setup(): Promise<void> {
   if (process.env.DYNAMODB_ENDPOINT) return;

@@ -6,20 +6,10 @@
  * inbox included.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer, connect } from 'node:net';
+import { connect } from 'node:net';
 import { constants } from 'node:os';
 import { describe, expect, it, vi } from 'vitest';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+import { freePort } from '../support/ports.js';
 
 async function accepts(port: number): Promise<boolean> {
   return new Promise((resolve) => {

@@ -9,18 +9,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { freePort } from '../support/ports.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 let directory: string;
-
-/** A port on 127.0.0.1 that was free a moment ago. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** True when something still listens on `port` of 127.0.0.1. */
 async function isListening(port: number): Promise<boolean> {
