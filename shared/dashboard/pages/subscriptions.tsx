@@ -1,6 +1,7 @@
 /** @jsx h */
 /** @jsxFrag Fragment */
 import type { ApiGatewayResult } from '../../http/api-gateway.js';
+import type { Ability } from '../../catalogues/abilities.js';
 import { SUBSCRIPTION_STATUSES } from '../../catalogues/subscription-statuses.js';
 import { ruleFor, type SubscriptionTrigger } from '../../domain/subscriptions/state-machine.js';
 import type { Plan } from '../../domain/plans/schema.js';
@@ -163,6 +164,36 @@ export function subscriptionStateColumns(props: {
   ];
 }
 
+/** A button of a subscription's row: the state machine's triggers that allow it, its ability and label (DESIGN D15). */
+interface SubscriptionButton {
+  triggers: readonly SubscriptionTrigger[];
+  ability: Ability;
+  label: string;
+  /** A form posted to `{subscription}/{path}` with `fields`, or (absent) the change-plan page's link. */
+  form?: { path: SubscriptionAction; fields?: Record<string, string> };
+}
+
+/** The buttons of a subscription, in the order the dashboard shows them. */
+const SUBSCRIPTION_BUTTONS: readonly SubscriptionButton[] = [
+  {
+    triggers: ['cancel_at_period_end'],
+    ability: 'project-subscription:cancel',
+    label: 'Cancel at period end',
+    form: { path: 'cancel', fields: { at_period_end: 'true' } },
+  },
+  {
+    triggers: ['cancel'],
+    ability: 'project-subscription:cancel',
+    label: 'Cancel now',
+    form: { path: 'cancel', fields: { at_period_end: 'false' } },
+  },
+  { triggers: ['pause'], ability: 'project-subscription:pause', label: 'Pause', form: { path: 'pause' } },
+  { triggers: ['resume'], ability: 'project-subscription:pause', label: 'Resume', form: { path: 'resume' } },
+  { triggers: ['upgrade', 'downgrade'], ability: 'project-subscription:update', label: 'Change plan' },
+  { triggers: ['suspend'], ability: 'project-subscription:update', label: 'Suspend', form: { path: 'suspend' } },
+  { triggers: ['unsuspend'], ability: 'project-subscription:update', label: 'Unsuspend', form: { path: 'unsuspend' } },
+];
+
 /**
  * The actions a subscription's status allows (the state machine's table, `ruleFor`, DESIGN D15): cancel at
  * period end, cancel now, pause, resume, change plan (upgrade / downgrade), suspend, unsuspend. `returnTo`
@@ -177,91 +208,30 @@ function SubscriptionActions(props: {
   const { viewer, subscription } = props;
   const base = subscriptionPath(props.projectId, subscription.id);
   const back: Record<string, string> = props.returnTo ? { return_to: props.returnTo } : {};
-  const allows = (trigger: SubscriptionTrigger) => ruleFor(subscription.status, trigger) !== undefined;
+  const allowed = SUBSCRIPTION_BUTTONS.filter((action) =>
+    action.triggers.some((trigger) => ruleFor(subscription.status, trigger) !== undefined),
+  );
   return (
     <div class="actions">
-      {allows('cancel_at_period_end') ? (
-        <ActionForm
-          viewer={viewer}
-          action={`${base}/cancel`}
-          ability="project-subscription:cancel"
-          label="Cancel at period end"
-          secondary
-          fields={{ ...back, at_period_end: 'true' }}
-        />
-      ) : (
-        ''
-      )}
-      {allows('cancel') ? (
-        <ActionForm
-          viewer={viewer}
-          action={`${base}/cancel`}
-          ability="project-subscription:cancel"
-          label="Cancel now"
-          secondary
-          fields={{ ...back, at_period_end: 'false' }}
-        />
-      ) : (
-        ''
-      )}
-      {allows('pause') ? (
-        <ActionForm
-          viewer={viewer}
-          action={`${base}/pause`}
-          ability="project-subscription:pause"
-          label="Pause"
-          secondary
-          fields={back}
-        />
-      ) : (
-        ''
-      )}
-      {allows('resume') ? (
-        <ActionForm
-          viewer={viewer}
-          action={`${base}/resume`}
-          ability="project-subscription:pause"
-          label="Resume"
-          secondary
-          fields={back}
-        />
-      ) : (
-        ''
-      )}
-      {allows('upgrade') || allows('downgrade') ? (
-        <ActionLink
-          viewer={viewer}
-          href={`${base}/change-plan${props.returnTo ? `?return_to=${encodeURIComponent(props.returnTo)}` : ''}`}
-          ability="project-subscription:update"
-          label="Change plan"
-          secondary
-        />
-      ) : (
-        ''
-      )}
-      {allows('suspend') ? (
-        <ActionForm
-          viewer={viewer}
-          action={`${base}/suspend`}
-          ability="project-subscription:update"
-          label="Suspend"
-          secondary
-          fields={back}
-        />
-      ) : (
-        ''
-      )}
-      {allows('unsuspend') ? (
-        <ActionForm
-          viewer={viewer}
-          action={`${base}/unsuspend`}
-          ability="project-subscription:update"
-          label="Unsuspend"
-          secondary
-          fields={back}
-        />
-      ) : (
-        ''
+      {allowed.map(({ ability, label, form }) =>
+        form ? (
+          <ActionForm
+            viewer={viewer}
+            action={`${base}/${form.path}`}
+            ability={ability}
+            label={label}
+            secondary
+            fields={{ ...back, ...form.fields }}
+          />
+        ) : (
+          <ActionLink
+            viewer={viewer}
+            href={`${base}/change-plan${props.returnTo ? `?return_to=${encodeURIComponent(props.returnTo)}` : ''}`}
+            ability={ability}
+            label={label}
+            secondary
+          />
+        ),
       )}
     </div>
   );
