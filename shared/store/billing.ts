@@ -2,7 +2,7 @@ import type { ProblemError } from '../errors.js';
 import type { BillingInvoice } from '../domain/billing/schema.js';
 import { ITEM_ABSENT_CONDITION, ITEM_EXISTS_CONDITION } from './expressions.js';
 import { entity, keys, secondaryIndex, sortKeyPrefix } from './keys.js';
-import { decodeCursor, encodeCursor, type Page } from './pages.js';
+import { listFilter, queryPage, type Page } from './pages.js';
 import type { Item, TransactionItem } from './requests.js';
 import type { Store } from './store.js';
 import type { Transaction } from './unit-of-work.js';
@@ -56,26 +56,16 @@ export const billingStore = {
     query: { limit: number; cursor?: string; status?: BillingInvoice['status'] },
     map: (item: Item) => T,
   ): Promise<Page<T>> {
-    const partition = keys.teamInvoicesIndex(teamId);
-    const startKey = decodeCursor(query.cursor, partition, {
-      partitionAttribute: secondaryIndex.partitionKey,
-      keyAttributes: secondaryIndex.cursorAttributes,
+    return queryPage(store, {
+      index: true,
+      partition: keys.teamInvoicesIndex(teamId),
       sortKeyPrefix: sortKeyPrefix.billingInvoice,
+      limit: query.limit,
+      cursor: query.cursor,
+      ascending: false,
+      map,
+      filter: listFilter([{ attribute: 'status', equals: query.status }]),
     });
-    const result = await store.query({
-      IndexName: secondaryIndex.name,
-      KeyConditionExpression: '#gsi_pk = :pk',
-      FilterExpression: query.status ? '#status = :status' : undefined,
-      ExpressionAttributeNames: {
-        '#gsi_pk': secondaryIndex.partitionKey,
-        ...(query.status ? { '#status': 'status' } : {}),
-      },
-      ExpressionAttributeValues: { ':pk': partition, ...(query.status ? { ':status': query.status } : {}) },
-      ScanIndexForward: false,
-      Limit: query.limit,
-      ExclusiveStartKey: startKey,
-    });
-    return { data: result.items.map(map), next_cursor: encodeCursor(result.lastEvaluatedKey) };
   },
 
   /**

@@ -1,5 +1,6 @@
 import { ProblemError } from '../errors.js';
 import type { Item, Key } from './requests.js';
+import { secondaryIndex } from './keys.js';
 import type { Store } from './store.js';
 
 /**
@@ -71,6 +72,11 @@ export interface Page<T> {
 /** What {@link queryPage} reads: one partition's items whose sort key starts with `sortKeyPrefix`. */
 export interface PageQuery<T> {
   partition: string;
+  /**
+   * Read the secondary index instead of the table: `partition` is an index partition, read whole (its index sort key
+   * orders the page); `sortKeyPrefix` then only checks cursors.
+   */
+  index?: boolean;
   /** Sort-key prefix of the list's item type (`begins_with`); omitted for a partition of one type. */
   sortKeyPrefix?: string;
   /**
@@ -98,7 +104,9 @@ export interface PageQuery<T> {
 export async function queryPage<T>(store: Store, query: PageQuery<T>): Promise<Page<T>> {
   const values: Record<string, unknown> = { ':pk': query.partition, ...(query.filter?.values ?? {}) };
   let keyCondition = 'pk = :pk';
-  if (query.sortKeyRange) {
+  if (query.index) {
+    keyCondition = '#index_pk = :pk';
+  } else if (query.sortKeyRange) {
     keyCondition = 'pk = :pk AND sk BETWEEN :from AND :to';
     values[':from'] = query.sortKeyRange.from;
     values[':to'] = query.sortKeyRange.to;
@@ -106,15 +114,29 @@ export async function queryPage<T>(store: Store, query: PageQuery<T>): Promise<P
     keyCondition = 'pk = :pk AND begins_with(sk, :prefix)';
     values[':prefix'] = query.sortKeyPrefix;
   }
+  const names = query.index
+    ? { '#index_pk': secondaryIndex.partitionKey, ...query.filter?.names }
+    : query.filter?.names;
   const result = await store.query({
+    IndexName: query.index ? secondaryIndex.name : undefined,
     KeyConditionExpression: keyCondition,
     FilterExpression: query.filter?.expression,
-    ExpressionAttributeNames: query.filter?.names,
+    ExpressionAttributeNames: names,
     ExpressionAttributeValues: values,
     ScanIndexForward: query.ascending ?? true,
     Limit: query.limit,
     ConsistentRead: query.consistent,
-    ExclusiveStartKey: decodeCursor(query.cursor, query.partition, { sortKeyPrefix: query.sortKeyPrefix }),
+    ExclusiveStartKey: decodeCursor(
+      query.cursor,
+      query.partition,
+      query.index
+        ? {
+            partitionAttribute: secondaryIndex.partitionKey,
+            keyAttributes: secondaryIndex.cursorAttributes,
+            sortKeyPrefix: query.sortKeyPrefix,
+          }
+        : { sortKeyPrefix: query.sortKeyPrefix },
+    ),
   });
   return { data: result.items.map(query.map), next_cursor: encodeCursor(result.lastEvaluatedKey) };
 }

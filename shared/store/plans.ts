@@ -1,7 +1,7 @@
 import type { Plan, PlanStatus } from '../domain/plans/schema.js';
 import { ITEM_ABSENT_CONDITION, allOf, existsAtRevisionOf, setFields, type Condition } from './expressions.js';
 import { entity, keys, secondaryIndex, sortKeyPrefix } from './keys.js';
-import { decodeCursor, encodeCursor, type Page } from './pages.js';
+import { listFilter, queryPage, type Page } from './pages.js';
 import { NO_LIVE_SUBSCRIPTIONS } from './projects.js';
 import { revisionOf } from './records.js';
 import type { Item } from './requests.js';
@@ -54,25 +54,15 @@ export const planStore = {
     query: { limit: number; cursor?: string; status?: PlanStatus },
     map: (item: Item) => T,
   ): Promise<Page<T>> {
-    const partition = keys.projectPlansIndex(teamId, projectId);
-    const startKey = decodeCursor(query.cursor, partition, {
-      partitionAttribute: secondaryIndex.partitionKey,
-      keyAttributes: secondaryIndex.cursorAttributes,
+    return queryPage(store, {
+      index: true,
+      partition: keys.projectPlansIndex(teamId, projectId),
       sortKeyPrefix: sortKeyPrefix.plan,
+      limit: query.limit,
+      cursor: query.cursor,
+      map,
+      filter: listFilter([{ attribute: 'status', equals: query.status }]),
     });
-    const result = await store.query({
-      IndexName: secondaryIndex.name,
-      KeyConditionExpression: '#gsi_pk = :pk',
-      FilterExpression: query.status ? '#status = :status' : undefined,
-      ExpressionAttributeNames: {
-        '#gsi_pk': secondaryIndex.partitionKey,
-        ...(query.status ? { '#status': 'status' } : {}),
-      },
-      ExpressionAttributeValues: { ':pk': partition, ...(query.status ? { ':status': query.status } : {}) },
-      Limit: query.limit,
-      ExclusiveStartKey: startKey,
-    });
-    return { data: result.items.map(map), next_cursor: encodeCursor(result.lastEvaluatedKey) };
   },
 
   /**

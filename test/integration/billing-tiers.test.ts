@@ -179,6 +179,9 @@ describe('tier changes and invoices', () => {
     });
     expect(events[1].data).toEqual({ billing_account: account, invoice });
     expect(await ok(call('GET', `/v1/billing/invoices/${invoice.id}`))).toEqual(invoice);
+    const withStatus = (status: string) => ok(call('GET', '/v1/billing/invoices', undefined, { query: { status } }));
+    expect(await withStatus('open')).toEqual({ data: [invoice], next_cursor: null });
+    expect(await withStatus('paid')).toEqual({ data: [], next_cursor: null });
 
     expect(await ok(call('POST', '/v1/billing/tier', { tier: 'pro' }))).toEqual(account);
     expect(await newEvents()).toEqual([]);

@@ -1,8 +1,8 @@
 import { parseStoredSubscriberAccess } from '../../domain/subscribers/record.js';
 import { parseStoredSubscriptionIndex, toSubscription } from '../../domain/subscriptions/records.js';
 import type { ListSubscriptionsQuery, Subscription } from '../../domain/subscriptions/schema.js';
-import { entity, keys, secondaryIndex, sortKeyPrefix } from '../keys.js';
-import { decodeCursor, encodeCursor, type Page } from '../pages.js';
+import { entity, keys, sortKeyPrefix } from '../keys.js';
+import { decodeCursor, encodeCursor, listFilter, queryPage, type Page } from '../pages.js';
 import { revisionOf } from '../records.js';
 import type { Item, Key } from '../requests.js';
 import { itemWithKey, type Store } from '../store.js';
@@ -101,38 +101,22 @@ export async function listProjectSubscriptions(
   projectId: string,
   query: ListQuery,
 ): Promise<Page<Subscription> | null> {
-  const partition = keys.projectSubscriptionsIndex(teamId, projectId);
-  const startKey = decodeCursor(query.cursor, partition, {
-    partitionAttribute: secondaryIndex.partitionKey,
-    keyAttributes: secondaryIndex.cursorAttributes,
-    sortKeyPrefix: sortKeyPrefix.subscription,
-  });
-  const filters: string[] = [];
-  const names: Record<string, string> = { '#gsi_pk': secondaryIndex.partitionKey };
-  const values: Record<string, unknown> = { ':pk': partition };
-  if (query.status) {
-    filters.push('#status = :status');
-    names['#status'] = 'status';
-    values[':status'] = query.status;
-  }
-  if (query.plan_id) {
-    filters.push('plan_id = :plan_id');
-    values[':plan_id'] = query.plan_id;
-  }
-  const [found, result] = await Promise.all([
+  const [found, page] = await Promise.all([
     projectExists(store, teamId, projectId),
-    store.query({
-      IndexName: secondaryIndex.name,
-      KeyConditionExpression: '#gsi_pk = :pk',
-      FilterExpression: filters.length ? filters.join(' AND ') : undefined,
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
-      Limit: query.limit,
-      ExclusiveStartKey: startKey,
+    queryPage(store, {
+      index: true,
+      partition: keys.projectSubscriptionsIndex(teamId, projectId),
+      sortKeyPrefix: sortKeyPrefix.subscription,
+      limit: query.limit,
+      cursor: query.cursor,
+      map: toSubscription,
+      filter: listFilter([
+        { attribute: 'status', equals: query.status },
+        { attribute: 'plan_id', equals: query.plan_id },
+      ]),
     }),
   ]);
-  if (!found) return null;
-  return { data: result.items.map(toSubscription), next_cursor: encodeCursor(result.lastEvaluatedKey) };
+  return found ? page : null;
 }
 
 /** A subscription's summary as its index item in the subscriber's partition carries it. */

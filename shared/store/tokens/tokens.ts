@@ -3,7 +3,7 @@ import { parseStoredToken, type StoredToken } from '../../domain/tokens/record.j
 import type { Team } from '../../domain/teams/schema.js';
 import { entity, keys, secondaryIndex } from '../keys.js';
 import { ConditionFailedError, type Store } from '../store.js';
-import { decodeCursor, encodeCursor, type Page } from '../pages.js';
+import { queryPage, type Page } from '../pages.js';
 import type { Key } from '../requests.js';
 import { ITEM_EXISTS, ITEM_ABSENT, conditionally } from '../expressions.js';
 
@@ -134,20 +134,14 @@ export const tokenStore = {
     teamId: string,
     query: { limit: number; cursor?: string; include_revoked?: boolean },
   ): Promise<Page<StoredToken>> {
-    const partition = keys.teamTokensIndex(teamId);
-    const result = await store.query({
-      IndexName: secondaryIndex.name,
-      KeyConditionExpression: '#pk = :pk',
-      FilterExpression: query.include_revoked ? undefined : LIVE,
-      ExpressionAttributeNames: { '#pk': secondaryIndex.partitionKey },
-      ExpressionAttributeValues: { ':pk': partition, ...(query.include_revoked ? {} : { ':null': null }) },
-      Limit: query.limit,
-      ExclusiveStartKey: decodeCursor(query.cursor, partition, {
-        partitionAttribute: secondaryIndex.partitionKey,
-        keyAttributes: secondaryIndex.cursorAttributes,
-      }),
+    return queryPage(store, {
+      index: true,
+      partition: keys.teamTokensIndex(teamId),
+      limit: query.limit,
+      cursor: query.cursor,
+      map: parseStoredToken,
+      filter: query.include_revoked ? undefined : { expression: LIVE, values: { ':null': null } },
     });
-    return { data: result.items.map(parseStoredToken), next_cursor: encodeCursor(result.lastEvaluatedKey) };
   },
 
   /** Pages through the team-tokens index (eventually consistent), calling `visit` with each selected token in turn. */
