@@ -9,56 +9,29 @@ import type { DeleteRequest, Item, Key, TableChoice, TransactionItem } from './r
 /** What a failed condition of one transaction item means to the caller (e.g. NOT_FOUND or CONFLICT). */
 type OnConditionFailed = () => ProblemError;
 
+/** The guard of one write of a {@link Transaction}: a ConditionExpression with its names and values, and its table. */
+interface WriteOptions {
+  condition?: string;
+  names?: Record<string, string>;
+  values?: Record<string, unknown>;
+  table?: TableChoice;
+  /** The refusal a failed `condition` becomes; without it, a failed condition is a lost race. */
+  onConditionFailed?: OnConditionFailed;
+}
+
 /** The writes of one unit of work; see {@link unitOfWork}. */
 export interface Transaction {
   /** Puts an item; `condition` (a ConditionExpression) guards it. */
-  put(
-    item: Item,
-    options?: {
-      condition?: string;
-      names?: Record<string, string>;
-      values?: Record<string, unknown>;
-      table?: TableChoice;
-      onConditionFailed?: OnConditionFailed;
-    },
-  ): void;
+  put(item: Item, options?: WriteOptions): void;
   /** Updates an item with an UpdateExpression (`SET ...`, `ADD ...`, `REMOVE ...`). */
-  update(
-    key: Key,
-    update: {
-      expression: string;
-      condition?: string;
-      names?: Record<string, string>;
-      values?: Record<string, unknown>;
-      table?: TableChoice;
-      onConditionFailed?: OnConditionFailed;
-    },
-  ): void;
+  update(key: Key, update: WriteOptions & { expression: string }): void;
   /** Deletes an item. */
-  delete(
-    key: Key,
-    options?: {
-      condition?: string;
-      names?: Record<string, string>;
-      values?: Record<string, unknown>;
-      table?: TableChoice;
-      onConditionFailed?: OnConditionFailed;
-    },
-  ): void;
+  delete(key: Key, options?: WriteOptions): void;
   /**
    * Checks a condition on an item without writing it (without `onConditionFailed`, a failed check throws {@link
    * ConditionFailedError}: a lost race).
    */
-  check(
-    key: Key,
-    check: {
-      condition: string;
-      names?: Record<string, string>;
-      values?: Record<string, unknown>;
-      table?: TableChoice;
-      onConditionFailed?: OnConditionFailed;
-    },
-  ): void;
+  check(key: Key, check: WriteOptions & { condition: string }): void;
   /** Appends a webhook event to the outbox in this transaction (DESIGN D6); returns the stored event. */
   emit(event: EventToEmit): StoredEvent;
 }
@@ -88,11 +61,7 @@ export async function unitOfWork<T>(
   const items: TransactionItem[] = [];
   const onFailed: (OnConditionFailed | undefined)[] = [];
   const emitted: StoredEvent[] = [];
-  const expressionParts = (options: {
-    condition?: string;
-    names?: Record<string, string>;
-    values?: Record<string, unknown>;
-  }) => ({
+  const expressionParts = (options: WriteOptions) => ({
     ...(options.condition ? { ConditionExpression: options.condition } : {}),
     ...(options.names && Object.keys(options.names).length ? { ExpressionAttributeNames: options.names } : {}),
     ...(options.values && Object.keys(options.values).length ? { ExpressionAttributeValues: options.values } : {}),
