@@ -14,6 +14,7 @@ import { WEBHOOK_EVENTS } from '../../shared/catalogues/webhook-events.js';
 import { expectPublishedEvent } from '../support/events.js';
 import { startTestReceiver, type TestReceiver } from '../support/https-receiver.js';
 import { startLocalProcess, type LocalProcess } from '../support/local-process.js';
+import { restCall } from '../support/rest-client.js';
 import { checkSignature } from '../support/signature.js';
 import { startFakeBotApi, type FakeBotApi } from '../support/telegram-bot-api.js';
 import { acceptInvitation } from '../support/local-service.js';
@@ -28,25 +29,18 @@ let telegram: FakeBotApi;
 let secret = '';
 const received: { type: string; signatureProblem: string | null; envelope: any }[] = [];
 
+const call = restCall(() => service);
+
+/** REST as the demo token, expecting one of `expected` statuses (default: 2xx of a write, 200 of a read and archive). */
 async function api(
   method: string,
   path: string,
   body?: unknown,
   expected = method === 'POST' && !path.includes('/archive') ? [200, 201, 202] : [200],
 ) {
-  const response = await fetch(`${service.baseUrl}${path}`, {
-    method,
-    headers: {
-      Authorization: `Bearer ${service.demoToken}`,
-      'Content-Type': 'application/json',
-      'Idempotency-Key': crypto.randomUUID(),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  const json = text ? JSON.parse(text) : null;
-  expect(expected, `${method} ${path}: ${response.status} ${text}`).toContain(response.status);
-  return json;
+  const answer = await call(method, path, body);
+  expect(expected, `${method} ${path}: ${answer.status} ${JSON.stringify(answer.body)}`).toContain(answer.status);
+  return answer.body;
 }
 
 beforeAll(async () => {

@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import type { LocalService } from '../../shared/local/service.js';
 import { expectAccessible, launchChromium, screenshot } from '../support/browser.js';
-import { restApi, startTestService } from '../support/local-service.js';
+import { startTestService } from '../support/local-service.js';
+import { restApi } from '../support/rest-client.js';
 import { connectStripe } from '../support/stripe.js';
 import { startFakeStripeApi, type FakeStripeApi } from '../support/stripe-api.js';
 

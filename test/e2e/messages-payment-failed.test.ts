@@ -17,7 +17,8 @@ import {
   telegramUpdate,
   type TelegramStripeProject,
 } from '../support/fixtures/telegram-stripe-project.js';
-import { restApi, startTestService } from '../support/local-service.js';
+import { startTestService } from '../support/local-service.js';
+import { restApi } from '../support/rest-client.js';
 import { startCapturingSmtpServer, type CapturingSmtpServer } from '../support/mail.js';
 import { startFakeStripeApi, type FakeStripeApi } from '../support/stripe-api.js';
 import { testClock } from '../support/store.js';

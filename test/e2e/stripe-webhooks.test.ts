@@ -13,6 +13,7 @@ import type { LocalService } from '../../shared/local/service.js';
 import { startTestReceiver, type TestReceiver } from '../support/https-receiver.js';
 import { startTestService } from '../support/local-service.js';
 import { startFakeStripeApi, type FakeStripeApi } from '../support/stripe-api.js';
+import { restCall } from '../support/rest-client.js';
 import { checkSignature } from '../support/signature.js';
 import {
   checkoutSession,
@@ -63,19 +64,7 @@ afterAll(async () => {
 });
 
 /** REST with the demo token (every ability). */
-async function api(method: string, path: string, body?: unknown) {
-  const response = await fetch(`${service.baseUrl}${path}`, {
-    method,
-    headers: {
-      Authorization: `Bearer ${service.demoToken}`,
-      'Content-Type': 'application/json',
-      ...(method === 'GET' ? {} : { 'Idempotency-Key': crypto.randomUUID() }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : null };
-}
+const api = restCall(() => service);
 
 describe('Stripe events reach the local hook and come out as signed webhooks', () => {
   it('checkout.session.completed, invoice.paid, invoice.payment_failed → subscription.created, payment.succeeded, subscription.activated, payment.failed, subscription.past_due', async () => {

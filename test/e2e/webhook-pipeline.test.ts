@@ -7,6 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startTestReceiver, type TestReceiver } from '../support/https-receiver.js';
 import { startLocalProcess, type LocalProcess } from '../support/local-process.js';
+import { restCall } from '../support/rest-client.js';
 import { checkSignature } from '../support/signature.js';
 
 interface Received {
@@ -32,19 +33,7 @@ function matchingSecrets(header: string, body: string): string[] {
     .map(([name]) => name);
 }
 
-async function api(method: string, path: string, body?: unknown) {
-  const response = await fetch(`${service.baseUrl}${path}`, {
-    method,
-    headers: {
-      Authorization: `Bearer ${service.demoToken}`,
-      'Content-Type': 'application/json',
-      'Idempotency-Key': crypto.randomUUID(),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : null };
-}
+const api = restCall(() => service);
 
 /**
  * Waits (vi.waitFor, 30 s) until `probe` returns a truthy value; the error names `what` and shows the server's output.

@@ -1,4 +1,3 @@
-import { expect } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { startLocalService, type LocalService, type LocalServiceOptions } from '../../shared/local/service.js';
 import { registerTestTables } from './store.js';
@@ -54,26 +53,4 @@ export async function acceptInvitation(
     body: JSON.stringify({ token: invitationToken }),
   });
   return { status: response.status, body: await response.json() };
-}
-
-/**
- * A REST client of a running service for e2e tests: `api(method, path, body?)` sends JSON with `token` (default the
- * service's demo token) and an Idempotency-Key on writes, asserts a 2xx naming the call, and returns the JSON body.
- * `service` is read at each call (tests assign it in `beforeAll`).
- */
-export function restApi(service: () => Pick<LocalService, 'baseUrl' | 'demoToken'>, token?: () => string) {
-  return async (method: string, path: string, body?: unknown): Promise<any> => {
-    const response = await fetch(`${service().baseUrl}${path}`, {
-      method,
-      headers: {
-        Authorization: `Bearer ${token?.() ?? service().demoToken}`,
-        'Content-Type': 'application/json',
-        ...(method === 'GET' ? {} : { 'Idempotency-Key': crypto.randomUUID() }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    expect(response.status, `${method} ${path}: ${text}`).toBeLessThan(300);
-    return text ? JSON.parse(text) : null;
-  };
 }
