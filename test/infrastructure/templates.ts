@@ -10,6 +10,7 @@ import type { MembershipServiceStack } from '../../lib/membership-service-stack.
 /** Most resources the project allows one template, root or nested (CloudFormation's limit is 500; DESIGN D23). */
 export const MAX_RESOURCES_PER_TEMPLATE = 400;
 
+/** A resource of a synthesized CloudFormation template (the fields the tests read). */
 export type CfnResource = {
   Type: string;
   Properties?: any;
@@ -17,6 +18,8 @@ export type CfnResource = {
   DependsOn?: string[];
   Metadata?: any;
 };
+
+/** A synthesized CloudFormation template: its resources, parameters and outputs. */
 export type CfnTemplate = {
   Resources: Record<string, CfnResource>;
   Parameters?: Record<string, unknown>;
