@@ -11,20 +11,23 @@
  * @module
  */
 import { performance } from 'node:perf_hooks';
-import type { Principal } from '../shared/auth/principal.js';
-import { ABILITY_VALUES } from '../shared/catalogues/abilities.js';
 import { DAY_MS, manualClock } from '../shared/clock.js';
 import { writePaymentMetrics } from '../shared/domain/metrics/writes.js';
 import { createPlan } from '../shared/domain/plans/creation.js';
 import { createProject } from '../shared/domain/projects/creation.js';
-import { prepareSubscriber } from '../shared/domain/subscribers/repository.js';
-import { addSubscriptionCreation, newSubscription } from '../shared/domain/subscriptions/creation.js';
 import { createTeam } from '../shared/domain/teams/repository.js';
 import type { LocalService } from '../shared/local/service.js';
 import type { UnitOfWorkRuntime } from '../shared/store/unit-of-work.js';
-import { applyFoldedUpdates, batchWrite, readsNothingStore, recordingTransaction } from './seeding.js';
+import {
+  addSeededSubscription,
+  applyFoldedUpdates,
+  batchWrite,
+  readsNothingStore,
+  recordingTransaction,
+} from './seeding.js';
 import { RATE_LIMITS } from '../shared/limits/rate-limit.js';
 import { summarize, type LatencySummary } from './measuring.js';
+import { fullPrincipal } from './subscriptions.js';
 import type { RequestCounter } from './support.js';
 import { mintTokens, tokensNeeded } from './tokens.js';
 
@@ -72,12 +75,7 @@ async function seedTeam(
   );
   const minted = await mintTokens(store, team.id, tokensNeeded(calls, RATE_LIMITS.rest.limit), 'bench metrics');
   const token = minted[0];
-  const principal: Principal = {
-    tokenId: token.id,
-    teamId: team.id,
-    abilities: new Set(ABILITY_VALUES),
-    projectIds: null,
-  };
+  const principal = fullPrincipal(team.id, token.id);
   const project = await createProject(runtime, principal, { name: 'Bench metrics', platform_type: 'web' });
   const plan = await createPlan(runtime, principal, project.id, {
     name: 'Monthly',
@@ -93,29 +91,13 @@ async function seedTeam(
   const tx = recordingTransaction();
   for (let index = 0; index < subscribers; index++) {
     const atMs = nowMs - (index % SPREAD_DAYS) * DAY_MS - 60_000;
-    const newSubscriber = await prepareSubscriber(seedRuntime, principal, project.id, {
-      display_name: `Paying ${index}`,
-      consent: false,
-    });
-    const subscription = {
-      ...newSubscription({
-        projectId: project.id,
-        subscriberId: newSubscriber.subscriber.id,
-        plan,
-        source: 'provider',
-        nowMs: atMs,
-        startMs: atMs,
-        trialEndMs: null,
-        endsAtMs: null,
-      }),
-      payment_provider: 'manual' as const,
-    };
-    await addSubscriptionCreation(tx, seedRuntime, principal, {
-      subscription,
-      subscriber: newSubscriber.subscriber,
+    const subscription = await addSeededSubscription(tx, seedRuntime, principal, {
+      projectId: project.id,
       plan,
-      accessCode: null,
-      newSubscriber,
+      displayName: `Paying ${index}`,
+      source: 'provider',
+      atMs,
+      paymentProvider: 'manual',
     });
     const at = subscription.created_at;
     writePaymentMetrics(tx, team.id, null, {

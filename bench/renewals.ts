@@ -13,8 +13,6 @@ import { TIER_ATTRIBUTE } from '../shared/domain/billing/record.js';
 import { createPlan } from '../shared/domain/plans/creation.js';
 import type { Plan } from '../shared/domain/plans/schema.js';
 import { createProject } from '../shared/domain/projects/creation.js';
-import { prepareSubscriber } from '../shared/domain/subscribers/repository.js';
-import { addSubscriptionCreation, newSubscription } from '../shared/domain/subscriptions/creation.js';
 import { getSubscription } from '../shared/domain/subscriptions/queries.js';
 import { createTeam } from '../shared/domain/teams/repository.js';
 import { createTables } from '../shared/store/create-tables.js';
@@ -23,7 +21,13 @@ import { keys } from '../shared/store/keys.js';
 import { createStore } from '../shared/store/store.js';
 import type { UnitOfWorkRuntime } from '../shared/store/unit-of-work.js';
 import { runPool } from './measuring.js';
-import { applyFoldedUpdates, batchWrite, readsNothingStore, recordingTransaction } from './seeding.js';
+import {
+  addSeededSubscription,
+  applyFoldedUpdates,
+  batchWrite,
+  readsNothingStore,
+  recordingTransaction,
+} from './seeding.js';
 import { measureWriteCeiling, type WriteCeiling } from './store-baseline.js';
 import { fullPrincipal } from './subscriptions.js';
 import { attachRequestCounter } from './support.js';
@@ -94,26 +98,12 @@ export async function measureRenewals(options: {
     const tx = recordingTransaction();
     const subscriptionIds: string[] = [];
     for (let index = 0; index < options.renewals; index++) {
-      const newSubscriber = await prepareSubscriber(seedRuntime, principal, project.id, {
-        display_name: `Renewing ${index}`,
-        consent: false,
-      });
-      const subscription = newSubscription({
+      const subscription = await addSeededSubscription(tx, seedRuntime, principal, {
         projectId: project.id,
-        subscriberId: newSubscriber.subscriber.id,
         plan,
+        displayName: `Renewing ${index}`,
         source: 'creator_grant',
-        nowMs: startMs,
-        startMs,
-        trialEndMs: null,
-        endsAtMs: null,
-      });
-      await addSubscriptionCreation(tx, seedRuntime, principal, {
-        subscription,
-        subscriber: newSubscriber.subscriber,
-        plan,
-        accessCode: null,
-        newSubscriber,
+        atMs: startMs,
       });
       subscriptionIds.push(subscription.id);
     }

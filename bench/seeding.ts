@@ -11,7 +11,12 @@
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Store } from '../shared/store/store.js';
 import type { Item, Key } from '../shared/store/requests.js';
-import type { Transaction } from '../shared/store/unit-of-work.js';
+import type { Principal } from '../shared/auth/principal.js';
+import type { Plan } from '../shared/domain/plans/schema.js';
+import { prepareSubscriber } from '../shared/domain/subscribers/repository.js';
+import { addSubscriptionCreation, newSubscription } from '../shared/domain/subscriptions/creation.js';
+import type { Subscription } from '../shared/domain/subscriptions/schema.js';
+import type { Transaction, UnitOfWorkRuntime } from '../shared/store/unit-of-work.js';
 import { runPool } from './measuring.js';
 
 /** One recorded put: the item and its table. */
@@ -192,4 +197,49 @@ export function readsNothingStore(store: Store): Store {
     delete: refuse,
     transactWrite: refuse,
   };
+}
+
+/**
+ * Adds to `tx` what the domain writes for a new subscriber named `displayName` (no consent) with a subscription of
+ * `plan` in project `projectId`, started at `atMs` (epoch ms) from `source`, `paymentProvider` set when given.
+ * `seedRuntime` should read nothing ({@link readsNothingStore}): the items are new. Returns the subscription.
+ */
+export async function addSeededSubscription(
+  tx: Transaction,
+  seedRuntime: UnitOfWorkRuntime,
+  principal: Principal,
+  seed: {
+    projectId: string;
+    plan: Plan;
+    displayName: string;
+    source: Subscription['source'];
+    atMs: number;
+    paymentProvider?: Subscription['payment_provider'];
+  },
+): Promise<Subscription> {
+  const newSubscriber = await prepareSubscriber(seedRuntime, principal, seed.projectId, {
+    display_name: seed.displayName,
+    consent: false,
+  });
+  const subscription: Subscription = {
+    ...newSubscription({
+      projectId: seed.projectId,
+      subscriberId: newSubscriber.subscriber.id,
+      plan: seed.plan,
+      source: seed.source,
+      nowMs: seed.atMs,
+      startMs: seed.atMs,
+      trialEndMs: null,
+      endsAtMs: null,
+    }),
+    ...(seed.paymentProvider ? { payment_provider: seed.paymentProvider } : {}),
+  };
+  await addSubscriptionCreation(tx, seedRuntime, principal, {
+    subscription,
+    subscriber: newSubscriber.subscriber,
+    plan: seed.plan,
+    accessCode: null,
+    newSubscriber,
+  });
+  return subscription;
 }
