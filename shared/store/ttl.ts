@@ -1,7 +1,8 @@
 /** The TTL attribute (`expires_at`, epoch SECONDS) that lets DynamoDB delete an item once it is of no use. */
+import { DAY_MS } from '../clock.js';
 
 /** How long an expired item outlives its expiry before DynamoDB's TTL may delete it: one day, in seconds. */
-const HOUSEKEEPING_SECONDS = 24 * 60 * 60;
+const HOUSEKEEPING_SECONDS = DAY_MS / 1000;
 
 /** The TTL attribute (epoch seconds) of an item DynamoDB may delete `afterSeconds` after `atMs` (epoch ms). */
 export function ttlAttribute(atMs: number, afterSeconds: number): number {
