@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ABILITIES, type Ability } from '../catalogues/abilities.js';
 import { newTokenSecret, sha256 } from '../auth/principal.js';
-import type { Clock } from '../clock.js';
+import { MINUTE_MS, type Clock } from '../clock.js';
 import { newUlid } from '../ids.js';
 import { entity, keys } from '../store/keys.js';
 import { ConditionFailedError, type Store } from '../store/store.js';
@@ -14,9 +14,9 @@ import { housekeepingTtl } from '../store/ttl.js';
  */
 
 /** An authorization code is valid this long (milliseconds): 60 seconds. */
-export const AUTHORIZATION_CODE_LIFETIME_MS = 60 * 1000;
+export const AUTHORIZATION_CODE_LIFETIME_MS = MINUTE_MS;
 /** A validated authorization request waits this long for the member's consent (milliseconds): 10 minutes. */
-const AUTHORIZATION_REQUEST_LIFETIME_MS = 10 * 60 * 1000;
+const AUTHORIZATION_REQUEST_LIFETIME_MS = 10 * MINUTE_MS;
 
 /**
  * Stores a validated authorization request for {@link AUTHORIZATION_REQUEST_LIFETIME_MS}; returns its id (a random

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { isAbility, type Ability } from '../catalogues/abilities.js';
 import { newTokenSecret, sha256 } from '../auth/principal.js';
-import { DAY_MS, isoTime, type Clock } from '../clock.js';
+import { DAY_MS, HOUR_MS, isoTime, type Clock } from '../clock.js';
 import { abilitiesInProjects, memberAbilities } from '../domain/team-members/abilities.js';
 import { findMember } from '../domain/team-members/records.js';
 import { mintToken, revokeOAuthGrant, revokeTokens } from '../domain/tokens/repository.js';
@@ -21,7 +21,7 @@ import { housekeepingTtl } from '../store/ttl.js';
  */
 
 /** An access token issued to an OAuth client works this long (milliseconds): 1 hour. */
-export const ACCESS_TOKEN_LIFETIME_MS = 60 * 60 * 1000;
+export const ACCESS_TOKEN_LIFETIME_MS = HOUR_MS;
 /** A refresh token is valid this long after it was issued (milliseconds): 30 days. */
 export const REFRESH_TOKEN_LIFETIME_MS = 30 * DAY_MS;
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { newTokenSecret, sha256, type Principal } from '../../auth/principal.js';
 import type { Ability } from '../../catalogues/abilities.js';
-import { isoTime, type Clock } from '../../clock.js';
+import { HOUR_MS, MINUTE_MS, isoTime, type Clock } from '../../clock.js';
 import { ProblemError } from '../../errors.js';
 import { newUlid } from '../../ids.js';
 import { integrationsOf, type IntegrationRuntime } from '../../integrations.js';
@@ -21,11 +21,11 @@ import { parseStoredPortalLink, parseStoredPortalSession, type PortalSession } f
  */
 
 /** A portal link is valid this long (milliseconds): 30 minutes. */
-export const PORTAL_LINK_LIFETIME_MS = 30 * 60 * 1000;
+export const PORTAL_LINK_LIFETIME_MS = 30 * MINUTE_MS;
 /** A sign-in link e-mailed on request ("E-mail me a sign-in link", DESIGN D32) is valid this long: 15 minutes. */
-export const SIGN_IN_LINK_LIFETIME_MS = 15 * 60 * 1000;
+export const SIGN_IN_LINK_LIFETIME_MS = 15 * MINUTE_MS;
 /** A portal session ends after this long without a request (milliseconds): 1 hour idle. */
-export const PORTAL_SESSION_IDLE_MS = 60 * 60 * 1000;
+export const PORTAL_SESSION_IDLE_MS = HOUR_MS;
 
 const LINK_PREFIX = 'ppl_';
 const SESSION_PREFIX = 'pps_';
