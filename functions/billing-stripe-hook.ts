@@ -3,4 +3,5 @@ import { awsRuntime } from '../shared/aws/runtime.js';
 import { billingStripeHook } from '../shared/hooks/billing-stripe.js';
 import { createHookHandler } from '../shared/hooks/hook.js';
 
+/** The billing hook Lambda's handler: API Gateway (HTTP API) requests to `POST /hooks/billing/stripe`. */
 export const handler = createHookHandler(awsRuntime, billingStripeHook);

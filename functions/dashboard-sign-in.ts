@@ -4,4 +4,5 @@ import { createDashboardHandler } from '../shared/dashboard/app.js';
 import { SIGN_IN_ROUTES } from '../shared/dashboard/routes/sign-in.js';
 import { traced } from '../shared/aws/tracing.js';
 
+/** The dashboard sign-in Lambda's handler: API Gateway (HTTP API) requests to its `/dashboard/...` paths. */
 export const handler = traced(createDashboardHandler(awsRuntime, { routes: SIGN_IN_ROUTES }));

@@ -6,6 +6,7 @@ import { TEAM_ROUTES } from '../shared/dashboard/routes/team.js';
 import { WEBHOOK_ROUTES } from '../shared/dashboard/routes/webhooks.js';
 import { traced } from '../shared/aws/tracing.js';
 
+/** The main dashboard Lambda's handler: API Gateway (HTTP API) requests to `/dashboard` not routed to another area. */
 export const handler = traced(
   createDashboardHandler(awsRuntime, { routes: [...TEAM_ROUTES, ...WEBHOOK_ROUTES], assets: assetNamed }),
 );

@@ -7,4 +7,5 @@ import { publishingMetrics } from '../shared/aws/metrics.js';
 import { createDispatcherHandler } from '../shared/aws/pipeline-handlers.js';
 import { traced } from '../shared/aws/tracing.js';
 
+/** The dispatcher Lambda's handler: SQS batches of the delivery queue, answering the failed messages. */
 export const handler = traced(publishingMetrics(dispatcherMetrics, createDispatcherHandler(awsDispatcherRuntime)));

@@ -6,4 +6,5 @@ import { createJobWorkerHandler } from '../shared/aws/pipeline-handlers.js';
 import { awsRuntime } from '../shared/aws/runtime.js';
 import { traced } from '../shared/aws/tracing.js';
 
+/** The job worker Lambda's handler: SQS batches of the jobs queue, answering the failed messages. */
 export const handler = traced(createJobWorkerHandler(awsRuntime));

@@ -3,4 +3,5 @@ import { awsRuntime } from '../shared/aws/runtime.js';
 import { createSweeperHandler } from '../shared/aws/pipeline-handlers.js';
 import { traced } from '../shared/aws/tracing.js';
 
+/** The sweeper Lambda's handler: invoked every 5 minutes by an EventBridge rule. */
 export const handler = traced(createSweeperHandler(awsRuntime));

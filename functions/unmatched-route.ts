@@ -5,4 +5,5 @@ import { createUnmatchedRouteHandler, type RouteBinding } from '../shared/http/u
 /** Every operation's method and path, written in at build time (`lib/function-code.ts`, esbuild `define`). */
 declare const REST_ROUTE_BINDINGS: readonly RouteBinding[];
 
+/** The `$default` route Lambda's handler: API Gateway (HTTP API) requests that no REST route matched. */
 export const handler = createUnmatchedRouteHandler(awsRuntime, REST_ROUTE_BINDINGS);

@@ -59,6 +59,10 @@ const dueAtGuard = (dueAt: string) => ({
   ExpressionAttributeValues: { ':due': dueAt },
 });
 
+/**
+ * The access audit schedule adapter: the page of projects due (of every team), a project's next audit moved or taken
+ * out of the index (each guarded by the due time read), and a project's audit settings.
+ */
 export const accessAuditScheduleStore = {
   /** Projects (of any team) whose next audit is due at `nowMs` (epoch ms), oldest first: one page. */
   async pageDue(

@@ -61,6 +61,10 @@ function clearRunning(job: StoredAccessAudit) {
   };
 }
 
+/**
+ * The access audit store adapter: a job's start, pages and failure, stalled jobs (for the sweeper), an audit's findings
+ * and their repair, and a project's audit state; every method takes the Store port.
+ */
 export const accessAuditStore = {
   /**
    * Stores a new queued job, makes it the project's latest and running audit and sets the policy and schedule given, in

@@ -34,6 +34,7 @@ function toEntry(item: Item): ActivityEntry {
   } as ActivityEntry;
 }
 
+/** The activity log adapter: an entry's stored item (with its TTL), its write, and a page of the team's entries. */
 export const activityStore = {
   /** The stored item of `entry` for team `teamId`, kept until `expiresAt` (epoch SECONDS, the table's TTL). */
   item(teamId: string, entry: ActivityEntry, expiresAt: number): Item {

@@ -21,6 +21,10 @@ export interface TierLimit {
   isDefault: boolean;
 }
 
+/**
+ * The billing store adapter: reads of the team, billing account, invoice and deadline items (Store port), and the
+ * writes of usage counters, tier, notices, account, invoices and billing deadlines, each added to a transaction.
+ */
 export const billingStore = {
   /**
    * The team item and the billing account item (either undefined when absent): one BatchGetItem, strongly consistent.

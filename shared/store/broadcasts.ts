@@ -33,6 +33,10 @@ export interface BroadcastBatchCounts {
   skipped: number;
 }
 
+/**
+ * The broadcast job store adapter: a job's creation, read and list, its batches and outcome counts, stalled jobs (for
+ * the sweeper), and the audience and message reads a batch makes; every method takes the Store port.
+ */
 export const broadcastStore = {
   /** Stores a new running job and its list entry at `nowMs` (epoch ms), in one transaction. */
   async create(store: Store, job: StoredBroadcast, nowMs: number): Promise<void> {

@@ -42,6 +42,10 @@ function countRedemption(
   });
 }
 
+/**
+ * The coupon store adapter: reads and lists of a project's coupons and promotion codes (Store port), their creation,
+ * archiving and redemptions added to a transaction, and `removeAll` for a deleted project.
+ */
 export const couponStore = {
   /**
    * Deletes every coupon and promotion code of a (deleted) project, outside any transaction. Returns how many items.

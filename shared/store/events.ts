@@ -29,6 +29,7 @@ export interface EventSelection {
   cursor?: string;
 }
 
+/** The event store adapter, reads only: one stored event, and a page of the team's events. */
 export const eventStore = {
   /** The stored event (eventually consistent: an event never changes after fan-out) or null. */
   async load(store: Store, teamId: string, eventId: string): Promise<StoredEvent | null> {

@@ -16,6 +16,10 @@ import type { Transaction } from './unit-of-work.js';
 /** A group as the domain holds it: the public fields plus its concurrency version. */
 type StoredGroupFields = Group & { version: number };
 
+/**
+ * The group store adapter: reads and the list of the team's groups (Store port), and the writes of a group and its
+ * name claim, added to a transaction (changes conditional on the version read).
+ */
 export const groupStore = {
   /** The stored group item (strongly consistent), or undefined. */
   async read(store: Store, teamId: string, groupId: string): Promise<Item | undefined> {

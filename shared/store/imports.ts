@@ -39,6 +39,10 @@ export interface ImportPageResult {
 /** Where the job goes after a page: the next page's kind and cursor, or `null` (done). */
 export type ImportNext = { kind: ImportKind; startingAfter: string | null } | null;
 
+/**
+ * The import job store adapter: a job's creation, read and list, its pages' progress, its failure, and stalled jobs
+ * (for the sweeper); every method takes the Store port.
+ */
 export const importStore = {
   /** Stores a new queued job and its list entry at `nowMs` (epoch ms), in one transaction. */
   async create(store: Store, job: StoredImport, nowMs: number): Promise<void> {

@@ -19,6 +19,10 @@ interface StoredTemplateFields {
   updated_at: string;
 }
 
+/**
+ * The message template store adapter: reads of a project's saved templates (Store port), a template's put and deletion
+ * added to a transaction, and `removeAll` for a deleted project.
+ */
 export const messageTemplateStore = {
   /** The stored template of a project's kind (strongly consistent), or undefined when it uses the default. */
   async read(store: Store, teamId: string, projectId: string, kind: string): Promise<Item | undefined> {

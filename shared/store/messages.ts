@@ -44,6 +44,11 @@ export interface PendingMessage extends MessageAddress {
 /** The preferences a subscriber's messaging has (each a timestamp, ISO, or absent). */
 export type MessagePreference = 'opted_out_at' | 'bot_started_at' | 'bot_blocked_at' | 'email_bounced_at';
 
+/**
+ * The message store adapter: an occasion's messages, an attempt's begin, finish and deferral, the overdue page of the
+ * pending-messages index and its move, a subscriber's list, unsubscribe links and preferences; every method takes the
+ * Store port.
+ */
 export const messageStore = {
   /**
    * Writes the messages of one occasion (their fields, `status` queued or skipped) with the occasion's marker, only if

@@ -19,6 +19,10 @@ import type { Transaction } from './unit-of-work.js';
  */
 export { NO_LIVE_SUBSCRIPTIONS };
 
+/**
+ * The plan store adapter: a plan's read and its project's list (Store port), a new plan's item, and a plan's creation,
+ * change, deletion and sync outcome added to a transaction (changes conditional on the revision read).
+ */
 export const planStore = {
   /** The stored plan item of the team (strongly consistent), or undefined. */
   async read(store: Store, teamId: string, planId: string): Promise<Item | undefined> {

@@ -20,6 +20,10 @@ interface NewPortalLink {
   ttlSeconds: number;
 }
 
+/**
+ * The portal session store adapter: one-time portal links, free joins' confirmation links and portal sessions, each
+ * stored, read and taken or deleted by the SHA-256 of its credential.
+ */
 export const portalSessionStore = {
   /**
    * Stores a new portal link under the SHA-256 of its token (only if absent: a repeated hash throws

@@ -46,6 +46,10 @@ const CHANGED_FIELDS = [
   'updated_at',
 ] as const;
 
+/**
+ * The project store adapter: reads and lists of the team's projects, a project's team by its id alone (Store port),
+ * and the writes of a project and its plan set added to a transaction (changes conditional on the revision read).
+ */
 export const projectStore = {
   /** The stored project item of the team (strongly consistent), or undefined. */
   async read(store: Store, teamId: string, projectId: string): Promise<Item | undefined> {

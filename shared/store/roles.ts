@@ -15,6 +15,10 @@ import type { Transaction } from './unit-of-work.js';
 /** A role as stored: the public fields plus its concurrency version and its assignment counter. */
 type StoredRoleFields = Role & { version: number; assignment_count: number };
 
+/**
+ * The role store adapter: reads and the list of the team's roles (merged with the built-in ones; Store port), and the
+ * writes of a role, its name claim and its assignment counter, added to a transaction.
+ */
 export const roleStore = {
   /** The stored item of one of the team's own roles (strongly consistent), or undefined. */
   async read(store: Store, teamId: string, roleId: string): Promise<Item | undefined> {

@@ -65,6 +65,10 @@ function claimMemberCondition(memberId: string | null | undefined): Required<Pic
     : { expression: 'attribute_not_exists(member_id)', values: {} };
 }
 
+/**
+ * The subscriber store adapter: reads, lookups and the list of a project's subscribers (Store port), a new
+ * subscriber's item, and the writes of a subscriber, its access summary and claims, added to a transaction.
+ */
 export const subscriberStore = {
   /** The project of subscriber `subscriberId` of the team, from its reference item (strongly consistent), or null. */
   async projectOf(store: Store, teamId: string, subscriberId: string): Promise<string | null> {

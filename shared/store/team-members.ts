@@ -66,6 +66,10 @@ function writeFields(
   });
 }
 
+/**
+ * The team member store adapter: reads and the list of the team's members, e-mail claims and invitations (Store port),
+ * and the writes of members with their e-mail claims and invitations, added to a transaction.
+ */
 export const teamMemberStore = {
   /** The stored member item (strongly consistent), or undefined. */
   async read(store: Store, teamId: string, memberId: string): Promise<Item | undefined> {

@@ -15,6 +15,10 @@ import type { Transaction } from './unit-of-work.js';
 /** The team is not deleted. */
 const NOT_DELETED = 'attribute_not_exists(deleted_at)';
 
+/**
+ * The team store adapter: the team item's read (Store port), and its creation, rename, soft deletion and the
+ * not-deleted check, added to a transaction.
+ */
 export const teamStore = {
   /** The stored team item (strongly consistent), or undefined. */
   async read(store: Store, teamId: string): Promise<Item | undefined> {

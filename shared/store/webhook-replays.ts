@@ -16,6 +16,10 @@ import { ITEM_ABSENT, conditionally } from './expressions.js';
 const INDEX_PK = secondaryIndex.partitionKey;
 const INDEX_SK = secondaryIndex.sortKey;
 
+/**
+ * The replay job store adapter: a job's creation and read, its batches' progress, its cancellation, and stalled jobs
+ * (for the sweeper); every method takes the Store port.
+ */
 export const replayJobStore = {
   /** Stores a new job at `nowMs` (epoch ms); a `running` one also enters the running-replays index. */
   async create(store: Store, job: StoredReplayJob, nowMs: number): Promise<void> {

@@ -22,6 +22,7 @@ export interface TemplateValues {
   bot: string;
 }
 
+/** The form texts of a stored template, to show it for editing. */
 export const valuesOfTemplate = (template: MessageTemplate): TemplateValues => ({
   delivery: template.delivery,
   subject: template.email.subject,
@@ -29,6 +30,7 @@ export const valuesOfTemplate = (template: MessageTemplate): TemplateValues => (
   bot: template.bot.body,
 });
 
+/** The form texts of a posted form; a missing field is empty, a missing delivery `preferred`. */
 export const valuesOfForm = (form: URLSearchParams): TemplateValues => ({
   delivery: form.get('delivery') ?? 'preferred',
   subject: form.get('email_subject') ?? '',

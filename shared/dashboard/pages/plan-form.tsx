@@ -37,6 +37,7 @@ export interface PlanValues {
   grace_days?: string;
 }
 
+/** The form values of a stored plan, to show it for editing: the amount in the major unit, numbers as text. */
 export function valuesOfPlan(plan: Plan): PlanValues {
   return {
     name: plan.name,
@@ -53,6 +54,7 @@ export function valuesOfPlan(plan: Plan): PlanValues {
   };
 }
 
+/** The form values of a posted form: text trimmed, empty fields undefined, the currency upper-cased. */
 export function valuesOfForm(form: URLSearchParams): PlanValues {
   const field = (name: keyof PlanValues) => formText(form, name);
   return {

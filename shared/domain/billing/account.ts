@@ -34,8 +34,9 @@ export const METRIC_NOUNS: Record<UsageMetric, string> = {
   team_members: 'team members',
 };
 
-/** The deadline kinds of billing (see `DeadlineKind`). */
+/** The deadline kind of a billing period's end, which invoices the next period (see `DeadlineKind`). */
 export const PERIOD_DEADLINE = 'billing.period' as const;
+/** The deadline kind of a grace period's end, which locks a team still unpaid (`decideGracePeriodEnd`). */
 export const GRACE_DEADLINE = 'billing.grace_period' as const;
 
 /**
@@ -73,6 +74,7 @@ export function periodContaining(anchorMs: number, atMs: number): { startMs: num
   return { startMs: addInterval(anchorMs, 'month', months), endMs: addInterval(anchorMs, 'month', months + 1) };
 }
 
+/** The anchor of the monthly periods, epoch MILLISECONDS: the account's `anchor_at`, else the team's creation. */
 export function anchorOf(read: BillingRead): number {
   return Date.parse(read.billing.anchor_at ?? read.team.created_at);
 }
@@ -93,6 +95,7 @@ export function accountOf(teamId: string, read: BillingRead, nowMs: number): Bil
   };
 }
 
+/** The public usage of a team item: each metric's counter (absent = 0, never below 0). */
 export function usageOf(team: StoredBillingTeam): BillingUsage {
   return Object.fromEntries(USAGE_METRICS.map((metric) => [metric, usageCount(team, metric)])) as BillingUsage;
 }

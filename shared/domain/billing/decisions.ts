@@ -33,6 +33,7 @@ export type TierChange =
       paidPeriod: { startMs: number; endMs: number; sequence: number } | null;
     };
 
+/** Decides the move of the team to `tier` at `nowMs` (see {@link TierChange}). Errors: CONFLICT (team deleted). */
 export function decideTierChange(teamId: string, read: BillingRead, tier: BillingTier, nowMs: number): TierChange {
   const previous = tierOf(read.team);
   if (read.team.deleted_at) throw new ProblemError('CONFLICT', `Team ${teamId} was deleted.`);
@@ -57,6 +58,7 @@ export interface InvoicePaid {
   ends: 'grace_period' | 'lockdown' | null;
 }
 
+/** Decides `invoice` paid in full at `nowMs` (see {@link InvoicePaid}). */
 export function decideInvoicePaid(
   teamId: string,
   read: BillingRead,
@@ -95,6 +97,7 @@ export interface InvoicePaymentFailed {
   graceEndsAt: string | null;
 }
 
+/** Decides a failed payment of `invoice` at `nowMs` for `reason` (null: "The payment failed."; {@link InvoicePaymentFailed}). */
 export function decideInvoicePaymentFailed(
   teamId: string,
   read: BillingRead,
@@ -134,6 +137,7 @@ export type BillingPeriodStep =
       account: BillingAccount;
     };
 
+/** Decides the `billing.period` deadline due at `dueAt` (ISO), `team` undefined if gone ({@link BillingPeriodStep}). */
 export function decideBillingPeriod(
   teamId: string,
   team: StoredBillingTeam | undefined,
@@ -156,6 +160,7 @@ export function decideBillingPeriod(
 export type GracePeriodEnd =
   { kind: 'drop' } | { kind: 'lock'; next: StoredBilling; account: BillingAccount; unpaid: number };
 
+/** Decides the `billing.grace_period` deadline at `nowMs`, `team` undefined if gone ({@link GracePeriodEnd}). */
 export function decideGracePeriodEnd(
   teamId: string,
   team: StoredBillingTeam | undefined,

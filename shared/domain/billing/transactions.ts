@@ -29,8 +29,8 @@ export function writeBilling(tx: Transaction, teamId: string, read: StoredBillin
 }
 
 /**
- * Puts a new open invoice of `tier` for the period `[startMs, endMs)` in `tx` and emits
- * `billing.invoice_created`; returns the invoice and the next invoice sequence number.
+ * Puts a new open invoice of `tier` for the period `[startMs, endMs)` (epoch MILLISECONDS) numbered `sequence` in `tx`
+ * and emits `billing.invoice_created`; returns the invoice.
  */
 export function issueInvoice(
   tx: Transaction,
@@ -68,10 +68,12 @@ export function issueInvoice(
   return invoice;
 }
 
+/** The `billing.period` deadline of a team, due at `dueMs` (epoch MILLISECONDS): when its next period is invoiced. */
 export function periodDeadline(teamId: string, dueMs: number): Deadline {
   return { teamId, kind: PERIOD_DEADLINE, subjectId: teamId, projectId: null, dueAt: isoTime(dueMs) };
 }
 
+/** The `billing.grace_period` deadline of a team, due at `dueAt` (ISO): the end of its grace period. */
 export function graceDeadline(teamId: string, dueAt: string): Deadline {
   return { teamId, kind: GRACE_DEADLINE, subjectId: teamId, projectId: null, dueAt };
 }

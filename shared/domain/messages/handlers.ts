@@ -39,6 +39,7 @@ export const listMessages: OperationHandler<Operations['listMessages']> = async 
   return messageStore.listPage(runtime.store, principal.teamId, project_id, subscriber_id, query, parseMessage);
 };
 
+/** Every handler of the messages module. */
 export const messagesHandlers = { listMessages, createBroadcast, listBroadcasts, getBroadcast } satisfies HandlersOf<
   typeof messagesModule
 >;
@@ -122,6 +123,7 @@ const unsubscribeFromMessages: OperationHandler<InternalOperations['unsubscribeF
   unsubscribed: await unsubscribeWithToken(runtime, input.token, { identify: (teamId) => identify?.({ teamId }) }),
 });
 
+/** Every handler of the messages module's internal operations. */
 export const messagesInternalHandlers = {
   recordBotCommand,
   requestSignInLink,

@@ -15,6 +15,7 @@ import type { Payment, PaymentDiscount, PaymentMismatch, RefundPaymentRequest } 
 /** The statuses of a subscription that waits for its first payment (a `subscription_create` payment is for these). */
 export const AWAITING_FIRST_PAYMENT: readonly SubscriptionStatus[] = ['pending', 'incomplete'];
 
+/** VALIDATION_FAILED with `detail` and the offending fields (`errors`). */
 export const invalid = (detail: string, errors: FieldError[]) =>
   new ProblemError('VALIDATION_FAILED', detail, { errors });
 

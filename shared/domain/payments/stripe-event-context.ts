@@ -44,7 +44,9 @@ export class StripeEventNotReady extends Error {
   }
 }
 
+/** The outcome of an event that was applied. */
 export const applied: StripeEventOutcome = { applied: true };
+/** The outcome of an event that was ignored, with the `reason` the hook logs. */
 export const ignored = (reason: string): StripeEventOutcome => ({ ignored: reason });
 
 /** The id of an expandable Stripe field (an id or an expanded object), or null. */

@@ -97,6 +97,7 @@ const termsOf = (plan: Plan): Terms => ({
   trial_days: plan.trial_days,
   trial_payment_method_required: plan.trial_payment_method_required,
 });
+/** A `price_history` entry: price version `version` of `terms` (minor units), effective from `effectiveFrom` (ISO). */
 export const priceVersionOf = (version: number, terms: Terms, effectiveFrom: string): PlanPriceVersion => ({
   version,
   amount: terms.amount,
@@ -127,6 +128,7 @@ export function requirePlanRoles(project: Project, roleIds: readonly string[]): 
   }
 }
 
+/** CONFLICT for `what` (e.g. `creating a plan`) in archived `project`, naming the unarchive operation. */
 export const archivedConflict = (project: Project, what: string) =>
   new ProblemError(
     'CONFLICT',

@@ -16,6 +16,7 @@ import type { Subscription } from './schema.js';
 /** The deadline kind of subscriptions (one deadline per subscription: its next clock-driven trigger). */
 export const SUBSCRIPTION_DEADLINE_KIND = 'subscription.clock' as const;
 
+/** The clock deadline (D15) of `subscription` for its next trigger `due` (`atMs`: epoch MILLISECONDS; stored ISO). */
 export const deadlineOf = (teamId: string, subscription: Subscription, due: DueTrigger): Deadline => ({
   teamId,
   kind: SUBSCRIPTION_DEADLINE_KIND,

@@ -16,6 +16,7 @@ import { openEndpointSecrets, type EndpointSecrets } from './secrets.js';
  * the attempt counters and concurrency slots (D8, D24).
  */
 
+/** NOT_FOUND for a webhook endpoint id (absent or foreign: the same answer). */
 export const notFound = (endpointId: string) => new ProblemError('NOT_FOUND', `No webhook endpoint ${endpointId}.`);
 
 /** Public view of a stored endpoint (never its secrets nor its owner). */

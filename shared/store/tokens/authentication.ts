@@ -9,6 +9,10 @@ import { ITEM_EXISTS, conditionally } from '../expressions.js';
  * work whether or not the token exists.
  */
 
+/**
+ * The token adapter of the authentication path: the token item's reads (alone or with other items, unparsed) and its
+ * `last_used_at` stamp.
+ */
 export const tokenCredentials = {
   /** The stored item of token `tokenId` (one strongly consistent GetItem), or undefined when none. */
   async read(store: Store, tokenId: string): Promise<Item | undefined> {

@@ -42,6 +42,10 @@ function selectionFilter(selection: TokenSelection): { expression: string; value
   return { expression: 'attribute_not_exists(team_deleted_at)', values: {} };
 }
 
+/**
+ * The token store adapter: a token's creation, revocation, stamps and narrowing, an OAuth grant's revocation, tokens
+ * read by id, and the team's tokens by page or one by one; every method takes the Store port.
+ */
 export const tokenStore = {
   /**
    * Stores a new token, in its team's token index. With `activeMemberId`, in one transaction with a check that

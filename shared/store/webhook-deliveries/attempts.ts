@@ -90,6 +90,10 @@ function outcomeUpdate(message: DeliveryMessage, transition: AttemptTransition) 
   };
 }
 
+/**
+ * The delivery attempt adapter: an attempt's lease (alone or with the endpoint's slot), its outcome and its deferral,
+ * each a conditional write on the delivery item.
+ */
 export const deliveryAttempts = {
   /**
    * Takes the `delivering` lease for attempt `message.attempt` with one conditional update (see {@link leaseUpdate}),

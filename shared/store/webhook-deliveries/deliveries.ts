@@ -66,6 +66,10 @@ async function writePack(store: Store, pack: readonly TransactionItem[][]): Prom
   }
 }
 
+/**
+ * The delivery store adapter: a delivery's read and the team's list (Store port), a new delivery added to a
+ * transaction, and the events' fan-out writes.
+ */
 export const deliveryStore = {
   /** The stored delivery (strongly consistent) or null. */
   async load(store: Store, teamId: string, deliveryId: string): Promise<StoredDelivery | null> {

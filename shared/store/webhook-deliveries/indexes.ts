@@ -7,6 +7,7 @@ import { keys, secondaryIndex, workerIndexShard } from '../keys.js';
 
 /** Attribute names of the sparse index (`gsi1pk`, `gsi1sk`), written into the delivery adapters' expressions. */
 export const INDEX_PK = secondaryIndex.partitionKey;
+/** The sparse index's sort key (`gsi1sk`): a pending delivery's {@link dueSortKey}, a skipped one's skip time. */
 export const INDEX_SK = secondaryIndex.sortKey;
 
 /** The pending-deliveries index partition (one of the worker-index shards) of a delivery. */

@@ -138,6 +138,10 @@ function replaySourceQuery(teamId: string, source: ReplaySource) {
  */
 export const REQUEUE_GROUP_SIZE = { dead: MAX_TRANSACTION_ITEMS / 2, skipped: MAX_TRANSACTION_ITEMS } as const;
 
+/**
+ * The dead-letter and re-queue adapter: a delivery moved to `dead`, dead or skipped ones back to pending (one by one or
+ * a replay's group), and a replay source counted and paged; every method takes the Store port.
+ */
 export const deliveryRequeues = {
   /**
    * Moves a delivery to `dead` and copies it (lean: no attempt log) to the dead-letter table, in one transaction

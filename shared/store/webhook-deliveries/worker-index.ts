@@ -15,6 +15,10 @@ export interface IndexPage<T> {
   lastEvaluatedKey: Key | undefined;
 }
 
+/**
+ * The worker indexes' adapter, across teams by shard: a page of overdue deliveries, the sweeper's move of one, and a
+ * page of the outbox (events not fanned out yet); every method takes the Store port.
+ */
 export const workerIndexes = {
   /**
    * One page (≤ `limit`) of shard `shard` of the pending-deliveries index: every delivery (of any team) whose due

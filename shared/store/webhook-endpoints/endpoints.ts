@@ -43,6 +43,10 @@ export interface SecretRotation {
   readCiphertext: string;
 }
 
+/**
+ * The webhook endpoint store adapter: an endpoint's read and the team's list, its insertion and deletion added to a
+ * transaction, and its changes and secrets' rotation (Store port).
+ */
 export const webhookEndpointStore = {
   /**
    * The stored endpoint (with its sealed secrets), strongly consistent, or null. Throws StoredRecordError for an item

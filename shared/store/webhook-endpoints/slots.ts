@@ -25,6 +25,10 @@ export type SlotTake = { taken: StoredWebhookEndpoint } | { refused: StoredWebho
 /** The update that disables an endpoint at `:now`, raising its revision. */
 const DISABLE = `is_active = :false, disabled_at = :now, updated_at = :now, ${RAISE_REVISION.clause}`;
 
+/**
+ * The endpoint slot adapter: concurrency slots taken, reclaimed and given back, failed attempts counted, the endpoint
+ * disabled after too many; `item` and `successfulAttemptItem` build transaction items instead of writing.
+ */
 export const endpointSlots = {
   /**
    * Takes the slot for `deliveryId` until `leaseUntilMs` (epoch ms) in one conditional update, on condition that the
