@@ -1,4 +1,7 @@
-/** The dashboard's sign-in Lambda (DESIGN D21): sign-in, invitations, passkeys, account (`shared/dashboard/areas.ts`). */
+/**
+ * The dashboard's sign-in Lambda (DESIGN D21): sign-in, invitations, passkeys, account
+ * (`shared/dashboard/areas.ts`).
+ */
 import { awsRuntime } from '../shared/aws/runtime.js';
 import { createDashboardHandler } from '../shared/dashboard/app.js';
 import { SIGN_IN_ROUTES } from '../shared/dashboard/routes/sign-in.js';

@@ -1,4 +1,7 @@
-/** The dashboard's main Lambda (DESIGN D21): home, team, webhooks and the static files (`shared/dashboard/areas.ts`). */
+/**
+ * The dashboard's main Lambda (DESIGN D21): home, team, webhooks and the static files
+ * (`shared/dashboard/areas.ts`).
+ */
 import { awsRuntime } from '../shared/aws/runtime.js';
 import { createDashboardHandler } from '../shared/dashboard/app.js';
 import { assetNamed } from '../shared/dashboard/assets.js';

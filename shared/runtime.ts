@@ -97,8 +97,8 @@ export interface AccessAuditPageMessage {
 }
 
 /**
- * A queue message that runs an access-code batch job (an MCP task, DESIGN D5, D18): the job item is the source of truth,
- * so a duplicate or stale message does nothing.
+ * A queue message that runs an access-code batch job (an MCP task, DESIGN D5, D18): the job item is the source of
+ * truth, so a duplicate or stale message does nothing.
  */
 export interface AccessCodeBatchMessage {
   kind: 'access_code_batch';
@@ -123,8 +123,8 @@ export interface MessageSendMessage {
 }
 
 /**
- * A message of the delivery queue, which the dispatcher consumes: a delivery's attempt or dead-letter timer, or a replay
- * job's next batch.
+ * A message of the delivery queue, which the dispatcher consumes: a delivery's attempt or dead-letter timer, or a
+ * replay job's next batch.
  */
 export type DeliveryQueueMessage = DeliveryMessage | ReplayBatchMessage;
 

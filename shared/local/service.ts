@@ -37,7 +37,9 @@ import { startLocalMail, type LocalMailOptions } from './inbox.js';
 
 export { DEMO_OWNER, DEMO_TOKEN_FILE } from './demo-data.js';
 
-/** Settings of {@link startLocalService}; {@link localServiceOptionsFromEnvironment} reads them from the environment. */
+/**
+ * Settings of {@link startLocalService}; {@link localServiceOptionsFromEnvironment} reads them from the environment.
+ */
 export interface LocalServiceOptions extends Omit<LocalMailOptions, 'dataDirectory'> {
   /** Default 127.0.0.1 (`HOST`). */
   host: string;
@@ -63,7 +65,10 @@ export interface LocalServiceOptions extends Omit<LocalMailOptions, 'dataDirecto
   /** One line per request / delivery; default: stdout. */
   log?: (line: string) => void;
   clock?: Clock;
-  /** Seed the demo project's 60-day history into a fresh store (`DEMO_HISTORY`, default 1 for `npm start`, else none). */
+  /**
+   * Seed the demo project's 60-day history into a fresh store (`DEMO_HISTORY`, default 1 for `npm start`, else
+   * none).
+   */
   demoHistory?: boolean;
   /** Override the outbound transport (tests). */
   transport?: WebhookTransport;

@@ -18,7 +18,10 @@ export function handleToolServerApiRequest(
     : handleMcpApiRequest(runtime, request, context);
 }
 
-/** The local server's handler of the tool server's whole API: {@link handleToolServerApiRequest} on API Gateway events. */
+/**
+ * The local server's handler of the tool server's whole API: {@link handleToolServerApiRequest} on API Gateway
+ * events.
+ */
 export function createToolServerApiRouter(getRuntime: () => Runtime, options: Pick<McpRequestContext, 'onResponse'>) {
   return createToolServerApiHandler(handleToolServerApiRequest, getRuntime, options);
 }

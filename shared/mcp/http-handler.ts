@@ -185,8 +185,8 @@ export async function handleMcpHttpRequest(
           return SESSION_NOT_FOUND();
         }
       }
-      // `tools/list` opt-ins: `MCP-Tools-Filter: callable` | `?tools=callable`, `MCP-Read-Only: 1` | `?read_only=1` (also
-      // refuses non-read-only calls); 400 for other values.
+      // `tools/list` opt-ins: `MCP-Tools-Filter: callable` | `?tools=callable`, `MCP-Read-Only: 1` | `?read_only=1`
+      // (also refuses non-read-only calls); 400 for other values.
       const listing = toolListingOf(request);
       if (listing instanceof Response) return listing;
       // DESIGN D4: each message of a batch counts as one call; the POST itself was counted above.

@@ -4,8 +4,8 @@ import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import type { ChildProcess } from 'node:child_process';
 
 /**
- * JVM options of DynamoDB Local: the C1 compiler only and the serial collector. On 2 cores this halves its CPU time in a
- * test run or a local session (C2 keeps compiling request paths, and the run never lasts long enough to repay it).
+ * JVM options of DynamoDB Local: the C1 compiler only and the serial collector. On 2 cores this halves its CPU time in
+ * a test run or a local session (C2 keeps compiling request paths, and the run never lasts long enough to repay it).
  * Given through `JDK_JAVA_OPTIONS`, which the `java` launcher reads; options already set there come first.
  */
 const JVM_OPTIONS = '-XX:TieredStopAtLevel=1 -XX:+UseSerialGC';

@@ -9,7 +9,9 @@ export function ttlAttribute(atMs: number, afterSeconds: number): number {
   return Math.floor(atMs / 1000) + afterSeconds;
 }
 
-/** The TTL attribute (epoch seconds) of an item that expires at `expiresAtMs` (epoch ms): a day of housekeeping later. */
+/**
+ * The TTL attribute (epoch seconds) of an item that expires at `expiresAtMs` (epoch ms): a day of housekeeping later.
+ */
 export function housekeepingTtl(expiresAtMs: number): number {
   return ttlAttribute(expiresAtMs, HOUSEKEEPING_SECONDS);
 }

@@ -31,7 +31,9 @@ const received: { type: string; signatureProblem: string | null; envelope: any }
 
 const call = restCall(() => service);
 
-/** REST as the demo token, expecting one of `expected` statuses (default: 2xx of a write, 200 of a read and archive). */
+/**
+ * REST as the demo token, expecting one of `expected` statuses (default: 2xx of a write, 200 of a read and archive).
+ */
 async function api(
   method: string,
   path: string,

@@ -1,8 +1,9 @@
 /**
  * E-mail on AWS (DESIGN D32), as CDK assertions on the synthesized stack: with context `mailFrom` the functions that
  * send e-mail (the job worker's messages, the deadline worker's gifts, invitations where they run) get `MAIL_FROM`
- * and `ses:SendEmail`/`ses:SendRawEmail` on exactly the sender's domain and address identities; without it (cdk.json's empty default) nothing is granted or set. Bundling is stubbed
- * as in `billing-webhook-secret.test.ts`; cdk-nag runs and throws on unacknowledged findings.
+ * and `ses:SendEmail`/`ses:SendRawEmail` on exactly the sender's domain and address identities; without it (cdk.json's
+ * empty default) nothing is granted or set. Bundling is stubbed as in `billing-webhook-secret.test.ts`; cdk-nag runs
+ * and throws on unacknowledged findings.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';

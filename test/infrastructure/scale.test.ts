@@ -136,7 +136,8 @@ describe('150 generated routes', () => {
       expect(integration.Type).toBe('AWS::ApiGatewayV2::Integration');
       functionIds.add(refId(integration.Properties.IntegrationUri));
     }
-    // Each dashboard area's routes share its Lambda; `/join`, `/portal` and the unsubscribe page share the public pages'.
+    // Each dashboard area's routes share its Lambda; `/join`, `/portal` and the unsubscribe page share the public
+    // pages'.
     const dashboardRoutes = DASHBOARD_AREAS.reduce((count, area) => count + 2 * area.paths.length, 0);
     expect(functionIds.size).toBe(routes.length - (dashboardRoutes - DASHBOARD_AREAS.length) - 2);
     const handlers = Object.values(resources)

@@ -2,7 +2,8 @@
  * The dashboard's browser tests' one way to drive Chromium (DESIGN §6, D21): Debian's `chromium-headless-shell`, else
  * its `chromium` (`CHROMIUM_PATH` overrides) through playwright-core, headless; a virtual WebAuthn authenticator per
  * browser context (CDP `WebAuthn.enable` / `addVirtualAuthenticator`); the axe-core check; screenshots
- * under `test-results/` with `SCREENSHOTS=1`. A missing browser is a failure that names the install command, never a skip.
+ * under `test-results/` with `SCREENSHOTS=1`. A missing browser is a failure that names the install command, never a
+ * skip.
  */
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';

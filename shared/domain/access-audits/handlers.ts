@@ -3,7 +3,10 @@ import type { accessAuditsModule } from './operations.js';
 
 /** The use cases, loaded on first use: the tool server and `$default` carry every handler, most never call these. */
 const useCases = () => import('./audits.js');
-/** A finding's repair, loaded on first use: it reaches Stripe and the chat platforms, which the other use cases do not. */
+/**
+ * A finding's repair, loaded on first use: it reaches Stripe and the chat platforms, which the other use cases do
+ * not.
+ */
 const repairUseCase = () => import('./repair-finding.js');
 
 type Operations = typeof accessAuditsModule.operations;

@@ -97,7 +97,10 @@ export interface InvoicePaymentFailed {
   graceEndsAt: string | null;
 }
 
-/** Decides a failed payment of `invoice` at `nowMs` for `reason` (null: "The payment failed."; {@link InvoicePaymentFailed}). */
+/**
+ * Decides a failed payment of `invoice` at `nowMs` for `reason` (null: "The payment failed.";
+ * {@link InvoicePaymentFailed}).
+ */
 export function decideInvoicePaymentFailed(
   teamId: string,
   read: BillingRead,

@@ -116,8 +116,8 @@ export function planItemOf(
 
 /**
  * The D15 state of a Stripe Subscription, as Stripe has it: trialing, active, past_due, unpaid; cancelling at period
- * end (or at `cancel_at`) → pending_cancellation; paused (status, or `pause_collection`) → paused. Periods from the plan
- * item (`planItem`, see {@link planItemOf}; Stripe's current API) or the subscription (older ones). Skipped: ended
+ * end (or at `cancel_at`) → pending_cancellation; paused (status, or `pause_collection`) → paused. Periods from the
+ * plan item (`planItem`, see {@link planItemOf}; Stripe's current API) or the subscription (older ones). Skipped: ended
  * (canceled, incomplete_expired) and never started (incomplete: the first payment never succeeded) subscriptions, and,
  * without `planItem`, those of several items.
  */

@@ -58,8 +58,9 @@ export async function plansOf(runtime: Runtime, principal: Principal, projectId:
 /**
  * The inactive prices of a page of prices, without a plan yet, that a subscription the import will bring on that price
  * uses: not ended, started, and with that price as its one plan item (another item's price having a plan already, or
- * able to make one, active or archived, on this page or another, makes it `multiple_plans`). One Stripe list of each one's subscriptions. Throws
- * {@link ImportPageRetry} (Stripe busy or unreachable) or an Error (refused), so the queue tries the page again.
+ * able to make one, active or archived, on this page or another, makes it `multiple_plans`). One Stripe list of each
+ * one's subscriptions. Throws {@link ImportPageRetry} (Stripe busy or unreachable) or an Error (refused), so the queue
+ * tries the page again.
  */
 async function inactivePricesInUse(
   runtime: Runtime,

@@ -18,7 +18,8 @@ export const EVENT_NAME_HEADER = 'SVC-Event-Name';
 /**
  * Hex HMAC-SHA256 (64 lowercase chars) of `${timestampSeconds}.${rawBody}`, keyed with the WHOLE secret's UTF-8 bytes,
  * `whsec_` included (not decoded).
- * @throws TypeError when `timestampSeconds` is not a non-negative safe integer in SECONDS (milliseconds would sign what no receiver accepts).
+ * @throws TypeError when `timestampSeconds` is not a non-negative safe integer in SECONDS (milliseconds would sign
+ * what no receiver accepts).
  */
 export function computeSignature(secret: string, timestampSeconds: number, rawBody: string): string {
   assertTimestamp(timestampSeconds);
