@@ -206,7 +206,8 @@ export function localConfig(env: NodeJS.ProcessEnv = process.env) {
     demoHistory: parsed[V.demoHistory] === '1',
     webhookExtraCaFile: parsed[V.webhookExtraCaFile],
     allowPrivateTargets: parsed[V.webhookAllowPrivateTargets] === '1',
-    inboxPorts: { smtp: parsed[V.maildevSmtpPort], web: parsed[V.maildevWebPort] }, // the embedded MailDev's; 0: free ports
+    // The embedded MailDev's ports; 0: free ones.
+    inboxPorts: { smtp: parsed[V.maildevSmtpPort], web: parsed[V.maildevWebPort] },
   };
 }
 
@@ -217,15 +218,24 @@ export function localConfig(env: NodeJS.ProcessEnv = process.env) {
 export function integrationConfig(env: NodeJS.ProcessEnv = process.env) {
   const parsed = parse(IntegrationEnvironment, env, 'the integrations');
   return {
-    encryptionKey: parsed[V.encryptionKey], // local key-encryption key (base64 of 32 bytes); unset: `keyEncryptionKeyFromEnvironment` uses DEFAULT_LOCAL_ENCRYPTION_KEY
-    credentialsKmsKeyId: parsed[V.credentialsKmsKeyId], // the stack's KMS key: when set it wraps every data key instead
+    // The local key-encryption key (base64 of 32 bytes); unset: `keyEncryptionKeyFromEnvironment` uses
+    // DEFAULT_LOCAL_ENCRYPTION_KEY.
+    encryptionKey: parsed[V.encryptionKey],
+    // The stack's KMS key: when set it wraps every data key instead.
+    credentialsKmsKeyId: parsed[V.credentialsKmsKeyId],
     telegramApiRoot: (parsed[V.telegramApiRoot] ?? DEFAULT_TELEGRAM_API_ROOT).replace(/\/+$/, ''),
     stripeApiBaseUrl: (parsed[V.stripeApiBaseUrl] ?? DEFAULT_STRIPE_API_BASE_URL).replace(/\/+$/, ''),
-    discordApiBaseUrl: (parsed[V.discordApiBaseUrl] ?? DEFAULT_DISCORD_API_BASE_URL).replace(/\/+$/, ''), // REST client and OAuth2 token endpoint
-    billingStripeWebhookSecret: parsed[V.billingStripeWebhookSecret], // operator's billing hook signing secret (D20), local runs and tests only
-    billingStripeWebhookSecretArn: parsed[V.billingStripeWebhookSecretArn], // AWS: its Secrets Manager ARN, billing hook only (the value is never in env); neither set: the hook refuses every event
-    publicBaseUrl: parsed[V.publicBaseUrl]?.replace(/\/+$/, ''), // base URL inbound hooks register under; unset: the caller's own
-    dashboardBaseUrl: parsed[V.dashboardBaseUrl]?.replace(/\/+$/, ''), // where OAuth consent happens when MCP is another origin (D30); unset: the request's origin
+    // Of the REST client and the OAuth2 token endpoint.
+    discordApiBaseUrl: (parsed[V.discordApiBaseUrl] ?? DEFAULT_DISCORD_API_BASE_URL).replace(/\/+$/, ''),
+    // The operator's billing hook signing secret (D20): local runs and tests only.
+    billingStripeWebhookSecret: parsed[V.billingStripeWebhookSecret],
+    // On AWS its Secrets Manager ARN, billing hook only (the value is never in the environment); neither set: the hook
+    // refuses every event.
+    billingStripeWebhookSecretArn: parsed[V.billingStripeWebhookSecretArn],
+    // The base URL inbound hooks register under; unset: the caller's own.
+    publicBaseUrl: parsed[V.publicBaseUrl]?.replace(/\/+$/, ''),
+    // Where OAuth consent happens when MCP is another origin (D30); unset: the request's origin.
+    dashboardBaseUrl: parsed[V.dashboardBaseUrl]?.replace(/\/+$/, ''),
   };
 }
 

@@ -299,7 +299,8 @@ async function applyUpdate(
   }
   const memberUpdate = update.chat_member!;
   if (!linked) return;
-  if (botId !== undefined && String(memberUpdate.from.id) === botId) return; // the service's own action, recorded when it was made
+  // The service's own action, recorded when it was made
+  if (botId !== undefined && String(memberUpdate.from.id) === botId) return;
   const change = membershipChange(memberUpdate);
   if (!change) return;
   const user = memberUpdate.new_chat_member.user;

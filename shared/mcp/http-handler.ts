@@ -214,7 +214,8 @@ export async function handleMcpHttpRequest(
           return withToolScopeChallenge(result, principal, messages[0], request);
         if (!initialize || result.status !== 200) return result;
         const answer = (await result.clone().json()) as { id?: unknown; result?: { protocolVersion?: unknown } };
-        if (answer.id !== initialize.id || typeof answer.result?.protocolVersion !== 'string') return result; // initialize failed: no session
+        // Initialize failed: no session
+        if (answer.id !== initialize.id || typeof answer.result?.protocolVersion !== 'string') return result;
         const newSessionId = await createSession(runtime, principal, answer.result.protocolVersion);
         return withHeaders(result, { 'MCP-Session-Id': newSessionId });
       } finally {

@@ -335,7 +335,8 @@ describe('hardening', () => {
       const metadata = OAuthProtectedResourceMetadataSchema.parse(raw.json);
       expect(metadata.resource).toBe(serviceA.mcpUrl);
       expect(metadata.bearer_methods_supported).toEqual(['header']);
-      expect(metadata.authorization_servers).toEqual([new URL(serviceA.mcpUrl).origin]); // its own OAuth server (DESIGN D30)
+      // Its own OAuth server (DESIGN D30)
+      expect(metadata.authorization_servers).toEqual([new URL(serviceA.mcpUrl).origin]);
       expect(metadata.scopes_supported).toContain('mcp:full');
     }
   });

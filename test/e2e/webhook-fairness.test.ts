@@ -91,7 +91,8 @@ it(`team B's test event reaches B's receiver while team A's ${BACKLOG_A} deliver
     async () => expect((await listDeliveries(runtime, teamA.principal, { limit: 100 })).data).toHaveLength(BACKLOG_A),
     { timeout: 60_000, interval: 200 },
   ); // fanned out
-  await vi.waitFor(() => expect(silent.held()).toBeGreaterThan(0), { timeout: 60_000, interval: 100 }); // A's attempts are hanging
+  // A's attempts are hanging
+  await vi.waitFor(() => expect(silent.held()).toBeGreaterThan(0), { timeout: 60_000, interval: 100 });
 
   // Team B registers its endpoint and sends a test event over REST, as a customer would.
   const api = async (method: string, path: string, body?: unknown) => {

@@ -133,7 +133,8 @@ function pipelineQueue(name: string): [string, CfnResource] {
 describe('functions', () => {
   it('all run nodejs24.x on arm64 with the shared environment and their own log group', () => {
     const functions = ofType('AWS::Lambda::Function');
-    expect(functions).toHaveLength(OPERATIONS.length + FUNCTION_FILES.length); // routes, $default, MCP, dashboard, public pages, fan-out, dispatcher, sweeper, deadlines, the Telegram hook
+    // Routes, $default, MCP, dashboard, public pages, fan-out, dispatcher, sweeper, deadlines, the Telegram hook
+    expect(functions).toHaveLength(OPERATIONS.length + FUNCTION_FILES.length);
     const [queueId] = pipelineQueue('Delivery');
     const [jobQueueId] = pipelineQueue('Jobs');
     for (const [id, fn] of functions) {

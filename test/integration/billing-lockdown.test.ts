@@ -67,7 +67,8 @@ describe('grace period and lockdown', () => {
       next_attempt_at: null,
     });
     expect(events[3].data).toMatchObject({ grace_period_ends_at: graceEnd });
-    await markInvoicePaymentFailed(runtime, team.team.id, invoice.id, 'insufficient_funds'); // a retry fails too: the same grace period
+    // A retry fails too: the same grace period
+    await markInvoicePaymentFailed(runtime, team.team.id, invoice.id, 'insufficient_funds');
     expect(types(await newEvents())).toEqual(['billing.payment_failed']);
     expect((await createProject()).status).toBe(201); // still working
     expect(types(await newEvents())).toEqual(['project.created']);
@@ -244,7 +245,8 @@ describe('the operator CLI', () => {
     expect(JSON.parse(badTier.stderr)).toMatchObject({ code: 'VALIDATION_FAILED' });
     const unknown = await runCli(['billing', 'invoice-failed', '--team', team.team.id, '--invoice', randomUUID()], env);
     expect(JSON.parse(unknown.stderr)).toMatchObject({ code: 'NOT_FOUND' });
-    expect(tier.stdout + failed.stdout + paid.stdout).not.toContain(keys.billingAccount(team.team.id).sk + '"'); // answers are the public shapes
+    // Answers are the public shapes
+    expect(tier.stdout + failed.stdout + paid.stdout).not.toContain(keys.billingAccount(team.team.id).sk + '"');
   }, 120_000);
 });
 

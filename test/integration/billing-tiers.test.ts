@@ -199,7 +199,8 @@ describe('tier changes and invoices', () => {
     await changeTier(runtime, team.team.id, 'pro');
     const first = (await invoices())[0];
     clock.advance(DAY_MS);
-    await changeTier(runtime, team.team.id, 'business'); // between paid tiers: same period, next invoice at the new price
+    // Between paid tiers: same period, next invoice at the new price
+    await changeTier(runtime, team.team.id, 'business');
     await newEvents();
     clock.set(Date.parse(first.period_end) + 60_000);
     const runs = await Promise.all([tick(), tick()]); // two workers at once: one invoice

@@ -106,7 +106,8 @@ describe('sign-in links and sessions', () => {
       dashboardEvent('GET', '/dashboard/webhooks', { cookie: first.cookieValue }),
     );
     expect(page.statusCode).toBe(303);
-    expect(page.headers.Location).toBe('/dashboard/sign-in?return_to=%2Fdashboard%2Fwebhooks'); // back to the page after sign-in
+    // Back to the page after sign-in
+    expect(page.headers.Location).toBe('/dashboard/sign-in?return_to=%2Fdashboard%2Fwebhooks');
   });
 
   it('a session from a sign-in link may only register a passkey; every POST needs the session’s CSRF token', async () => {

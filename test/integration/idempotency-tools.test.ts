@@ -237,7 +237,8 @@ describe("subscription transitions take their key 'in-transaction'", () => {
         (item) => item.entity === 'idempotency' && item.pk === keys.teamPartition(teamId),
       ),
     ).toEqual([]);
-    expect((await rest(runtime, transition(subscriptionId, 'pause', null))).status).toBe(200); // fixing it, without a key
+    // Fixing it, without a key
+    expect((await rest(runtime, transition(subscriptionId, 'pause', null))).status).toBe(200);
     const resumed = await rest(runtime, transition(subscriptionId, 'resume', key));
     expect(resumed.status, resumed.text).toBe(200);
     expect(resumed.headers['idempotent-replay']).toBeUndefined();

@@ -116,7 +116,8 @@ describe('refused tool calls are in the activity log (DESIGN D5)', () => {
     expect((await call(traced)).result.structuredContent).toMatchObject({ id: teamId });
     // The team's read is sent before the counter's update answers: one round trip instead of two.
     expect(events.indexOf('get TEAM sent')).toBeLessThan(events.indexOf('update RATE answered'));
-    await consumeRateLimit(runtime.store, clock, 'mcp', tokenId, 99); // 100 of the 120 used: the race is for the last 20
+    // 100 of the 120 used: the race is for the last 20
+    await consumeRateLimit(runtime.store, clock, 'mcp', tokenId, 99);
     const answers = await Promise.all(Array.from({ length: 40 }, () => call(runtime)));
     const limited = answers.filter((answer) => answer.status === 429);
     expect(limited).toHaveLength(20);

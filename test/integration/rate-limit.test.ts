@@ -105,7 +105,8 @@ describe('the DynamoDB counter', () => {
 describe('tool server (bucket mcp, 120 per minute per token)', () => {
   it('admits exactly the 120th request of one token and no more when 40 tool calls race for the last 20, and tells each its remaining count', async () => {
     const sessionId = await mcpSession(runtime, token); // initialize + notifications/initialized: 2 requests
-    await consumeRateLimit(runtime.store, clock, 'mcp', tokenId, 98); // 100 of the 120 used: the race is for the last 20
+    // 100 of the 120 used: the race is for the last 20
+    await consumeRateLimit(runtime.store, clock, 'mcp', tokenId, 98);
     const replies = await Promise.all(
       Array.from({ length: 40 }, (_, index) =>
         mcpPost(runtime, toolsCall(index + 1, 'get_team'), { token, sessionId }),
@@ -197,7 +198,8 @@ describe('tool server (bucket mcp, 120 per minute per token)', () => {
 
 describe('REST (bucket rest, 600 per minute per token)', () => {
   it('admits exactly the 600th request of one token and no more when 100 race for the last 50; every answer has the headers, each 429 a Retry-After', async () => {
-    await consumeRateLimit(runtime.store, clock, 'rest', tokenId, 550); // 550 of the 600 used: the race is for the last 50
+    // 550 of the 600 used: the race is for the last 50
+    await consumeRateLimit(runtime.store, clock, 'rest', tokenId, 550);
     const replies = await Promise.all(
       Array.from({ length: 100 }, () => rest(runtime, { method: 'GET', path: '/v1/teams/current', token })),
     );
@@ -313,7 +315,8 @@ describe('REST (bucket rest, 600 per minute per token)', () => {
     expect(
       (await rest(counted, { method: 'GET', path: '/v1/teams/current', token, sourceIp: '203.0.113.23' })).status,
     ).toBe(200);
-    expect(commands.slice(0, 2)).toEqual(['batchGet', 'update']); // token + IP counter in one read, then the token's own bucket
+    // Token + IP counter in one read, then the token's own bucket
+    expect(commands.slice(0, 2)).toEqual(['batchGet', 'update']);
   });
 
   it('runs a read beside its rate limit’s update, and answers a refused one with the 429 alone (D4)', async () => {

@@ -193,7 +193,8 @@ describe('plan sync', () => {
     expect((await connect()).status).toBe(200);
     const plan = await createGold();
     await newEvents();
-    runtime.integrations = { ...settings(), retry: { retries: 0, minTimeoutMs: 0 } }; // a new key-encryption key: the stored credential no longer opens
+    // A new key-encryption key: the stored credential no longer opens
+    runtime.integrations = { ...settings(), retry: { retries: 0, minTimeoutMs: 0 } };
     const output = captureOutput();
     let failed;
     try {

@@ -148,7 +148,8 @@ describe('the sweeper\u2019s bounds', () => {
     ctx.fake.setFallback(OK);
     for (const message of first.slice(0, 10))
       expect(await processDeliveryMessage(ctx.runtime, message)).toBe('succeeded');
-    ctx.clock.advance(SWEEP_GRACE_MS - 1_000); // the interval + the grace after the first sweep, to the millisecond: not yet
+    // The interval + the grace after the first sweep, to the millisecond: not yet
+    ctx.clock.advance(SWEEP_GRACE_MS - 1_000);
     expect(await sweep(runtime)).toEqual(IDLE_SWEEP);
     ctx.clock.advance(1_000);
     expect(await sweep(runtime)).toEqual({ ...IDLE_SWEEP, requeued: 20 });
@@ -254,7 +255,8 @@ describe('the sweeper\u2019s bounds', () => {
         },
       ],
     ]);
-    let dispatching = Promise.resolve(); // shards are read in parallel: one racing dispatcher at a time (the crash switch is shared)
+    // Shards are read in parallel: one racing dispatcher at a time (the crash switch is shared)
+    let dispatching = Promise.resolve();
     const store: Store = {
       ...ctx.runtime.store,
       query: async (request) => {

@@ -197,7 +197,8 @@ describe('replay as a job (D25) and skipped deliveries (D6)', () => {
     gate.open();
     const endpoint = await newEndpoint({ events: ['project.created'] });
     const other = await newEndpoint({ events: ['project.created'] });
-    await deadDeliveries(endpoint.id, 3); // both subscribe, but only `endpoint` was disabled: its 3 are dead, the other 3 succeeded
+    // Both subscribe, but only `endpoint` was disabled: its 3 are dead, the other 3 succeeded
+    await deadDeliveries(endpoint.id, 3);
     const all = (await listDeliveries(runtime, principal, { limit: 100 })).data;
     expect(all.filter((delivery) => delivery.status === 'dead').map((delivery) => delivery.endpoint_id)).toEqual([
       endpoint.id,

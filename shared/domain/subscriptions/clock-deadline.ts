@@ -66,7 +66,8 @@ export const applySubscriptionDeadline: DeadlineHandler = async (runtime, deadli
       if (!following || following.atMs > runtime.clock.nowMs()) return;
       current = deadlineOf(deadline.teamId, next, following);
     } catch (error) {
-      if (isLostRace(error) || error instanceof ConditionFailedError) return; // applied or moved by another run or a request
+      // Applied or moved by another run or a request
+      if (isLostRace(error) || error instanceof ConditionFailedError) return;
       throw error;
     }
   }

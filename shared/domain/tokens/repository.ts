@@ -85,7 +85,8 @@ export async function mintToken(
   }
   const team = input.team ?? (await getTeam(store, input.teamId));
   if (team.deleted_at) throw new ProblemError('NOT_FOUND', `No team ${input.teamId}.`);
-  await requireProjectsOfTeam(store, input.teamId, projectIds); // another team's project is NOT_FOUND, exactly like a missing one
+  // Another team's project is NOT_FOUND, exactly like a missing one
+  await requireProjectsOfTeam(store, input.teamId, projectIds);
   const nowMs = clock.nowMs();
   const id = newUlid(nowMs);
   const secret = newTokenSecret();
