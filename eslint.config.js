@@ -54,6 +54,7 @@ export default defineConfig(
     ignores: [
       'shared/store/**',
       'shared/aws/**',
+      'bench/own-requests.ts',
       'bench/replay.ts',
       'bench/seeding.ts',
       'test/support/guarantees.ts',

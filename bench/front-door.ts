@@ -95,6 +95,7 @@ export async function measureFrontDoor(
         counter,
         aimMaxRequests: 3,
         afterCall,
+        document: service.store.document,
         call: async () => outcomeOf(await fetch(`${service.baseUrl}/join/${String(project.id)}`), 200),
       }),
     );
@@ -117,6 +118,7 @@ export async function measureFrontDoor(
         tokens: tokens.length,
         counter,
         afterCall,
+        document: service.store.document,
         call: async (index) => {
           const token = tokens[(index + tokens.length * total) % tokens.length].token;
           const response = await fetch(`${service.baseUrl}/v1/plans/${String(monthly.id)}/checkout-sessions`, {

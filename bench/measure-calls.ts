@@ -5,7 +5,9 @@
  * @module
  */
 import { performance } from 'node:perf_hooks';
+import { SIZE } from './config.js';
 import { summarize, type LatencySummary } from './measuring.js';
+import { captureCall, replayOwnRequests, type OwnRequestsRaw } from './own-requests.js';
 import type { RequestCounter } from './support.js';
 
 /** Outcome of one measured call. */
@@ -50,6 +52,8 @@ export interface CallScenarioResult {
   errorSamples: string[];
   /** The aim printed beside the figure, when there is one. */
   aim: { maxRequests: number; met: boolean } | null;
+  /** One more call's own requests sent again alone (see own-requests.ts); null without `document` or if it failed. */
+  ownRequests: OwnRequestsRaw | null;
 }
 
 /** Options of {@link measureCalls}. */
@@ -68,6 +72,8 @@ export interface MeasureCallsOptions {
    * background).
    */
   afterCall?: () => Promise<void>;
+  /** The service's document client: one more call is captured and its own requests sent again alone. */
+  document?: { send(command: unknown): Promise<unknown> };
 }
 
 function mixOf(byCommand: Record<string, number>): string {
@@ -132,6 +138,13 @@ export async function measureCalls(options: MeasureCallsOptions): Promise<CallSc
     if (!outcome.ok) noteError(outcome);
   }
   const loopMs = performance.now() - loopStarted - afterCallsMs;
+  let ownRequests: OwnRequestsRaw | null = null;
+  if (options.document) {
+    let outcome: CallOutcome | undefined;
+    const captured = await captureCall(options.document, async () => (outcome = await options.call(options.calls)));
+    await options.afterCall?.();
+    if (outcome?.ok) ownRequests = await replayOwnRequests(options.document, captured, SIZE.rawSamples);
+  }
   const backgroundTotal = Object.values(background).reduce((total, count) => total + count, 0);
   const requestsPerCall = {
     min: Math.min(...requests),
@@ -159,6 +172,7 @@ export async function measureCalls(options: MeasureCallsOptions): Promise<CallSc
       options.aimMaxRequests === undefined
         ? null
         : { maxRequests: options.aimMaxRequests, met: requestsPerCall.max <= options.aimMaxRequests },
+    ownRequests,
   };
 }
 

@@ -151,10 +151,13 @@ export function printBaseline(raw: RawRequestLatency, ceiling: WriteCeiling, cal
         'round trips at raw p50, ms',
         'p50 ÷ round trips at raw p50',
         'p50 ÷ round trips at GetItem/UpdateItem p50',
+        'own requests sent raw, ms',
+        'p50 ÷ own requests sent raw',
       ],
       calls.map((result) => {
         const requests = perCall(result.commandTotals, result.calls);
         const trips = roundTripsMs(requests, raw);
+        const own = result.ownRequests;
         return [
           result.name,
           round(result.latency.p50, 2),
@@ -162,8 +165,14 @@ export function printBaseline(raw: RawRequestLatency, ceiling: WriteCeiling, cal
           round(trips, 2),
           round(result.latency.p50 / trips, 2),
           round(result.latency.p50 / getUpdateRoundTripsMs(requests, raw), 2),
+          own ? `${round(own.ms, 2)}${own.failures ? ` (${own.failures} failed)` : ''}` : '-',
+          own ? round(result.latency.p50 / own.ms, 2) : '-',
         ];
       }),
     ),
+  );
+  out(
+    "\n   own requests sent raw = one more call's DynamoDB requests, captured and sent again alone, back to back, each on\n" +
+      '   the items as they were before the call (put back between rounds), summed p50s (bench/own-requests.ts)\n',
   );
 }
