@@ -87,7 +87,8 @@ function writtenKeys(command: SentCommand): Array<{ table: string; key: Key }> {
   }
 }
 
-const itemId = (table: string, key: Key) => JSON.stringify([table, Object.values(key)]);
+/** One item's identity, whatever order its key's attributes were written in. */
+const itemId = (table: string, key: Key) => JSON.stringify([table, Object.values(keyOf(key))]);
 
 /**
  * Runs `call` with `document`'s `send` wrapped: records each command, and before a write reads (strongly consistent)
