@@ -37,6 +37,7 @@ const SIZES = {
     calls: 1_000,
     refusalCalls: 500,
     rawSamples: 1_000,
+    ownRequestPairs: 200,
     ceilingUpdates: 10_000,
     transitions: 50,
     subscribers: 100_000,
@@ -55,6 +56,7 @@ const SIZES = {
     calls: 200,
     refusalCalls: 100,
     rawSamples: 200,
+    ownRequestPairs: 50,
     ceilingUpdates: 2_000,
     transitions: 10,
     subscribers: 2_000,
@@ -93,6 +95,11 @@ if (!process.env.BENCH_PARTS?.trim()) PARTS.delete('audit-scale');
 export const WARMUP_CALLS = 50;
 /** Sequential calls measured per call scenario (and per metrics size). */
 export const MEASURED_CALLS = SIZE.calls;
+/**
+ * Calls paired with rounds of one call's own requests sent raw (bench/own-requests.ts), after the measured calls: one
+ * of each in turn, so that both meet the same moments of a shared machine.
+ */
+export const OWN_REQUEST_PAIRS = SIZE.ownRequestPairs;
 /** Calls per kind of refused token and surface (4 series; fewer than MEASURED_CALLS to keep the run short). */
 export const REFUSAL_CALLS = SIZE.refusalCalls;
 /** The local dispatcher's concurrency (its default) and the ceilings' concurrency. */

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { OWN_REQUEST_PAIRS } from './config.js';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { LocalService } from '../shared/local/service.js';
 import { RATE_LIMITS } from '../shared/limits/rate-limit.js';
@@ -95,12 +96,12 @@ export async function measureFrontDoor(
         counter,
         aimMaxRequests: 3,
         afterCall,
-        document: service.store.document,
         call: async () => outcomeOf(await fetch(`${service.baseUrl}/join/${String(project.id)}`), 200),
       }),
     );
 
-    const total = options.warmup + options.calls;
+    // The measured calls, then one captured call and the calls paired with its own requests sent raw.
+    const total = options.warmup + options.calls + 1 + OWN_REQUEST_PAIRS;
     const tokens = await mintTokens(
       service.store,
       service.demoTeamId,

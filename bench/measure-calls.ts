@@ -5,7 +5,7 @@
  * @module
  */
 import { performance } from 'node:perf_hooks';
-import { SIZE } from './config.js';
+import { OWN_REQUEST_PAIRS } from './config.js';
 import { summarize, type LatencySummary } from './measuring.js';
 import { captureCall, replayOwnRequests, type OwnRequestsRaw } from './own-requests.js';
 import type { RequestCounter } from './support.js';
@@ -72,7 +72,10 @@ export interface MeasureCallsOptions {
    * background).
    */
   afterCall?: () => Promise<void>;
-  /** The service's document client: one more call is captured and its own requests sent again alone. */
+  /**
+   * The service's document client: one more call is captured, and its own requests are sent again alone, each round
+   * followed by a call ({@link OWN_REQUEST_PAIRS}).
+   */
   document?: { send(command: unknown): Promise<unknown> };
 }
 
@@ -143,7 +146,19 @@ export async function measureCalls(options: MeasureCallsOptions): Promise<CallSc
     let outcome: CallOutcome | undefined;
     const captured = await captureCall(options.document, async () => (outcome = await options.call(options.calls)));
     await options.afterCall?.();
-    if (outcome?.ok) ownRequests = await replayOwnRequests(options.document, captured, SIZE.rawSamples);
+    if (outcome?.ok) {
+      // Each round of the captured call's own requests is followed by a call, so both meet the same moments.
+      const paired: number[] = [];
+      let index = options.calls + 1;
+      ownRequests = await replayOwnRequests(options.document, captured, OWN_REQUEST_PAIRS, async () => {
+        const started = performance.now();
+        const pairedOutcome = await options.call(index++);
+        paired.push(performance.now() - started);
+        await options.afterCall?.();
+        if (!pairedOutcome.ok) noteError(pairedOutcome);
+      });
+      ownRequests.pairedCallP50 = summarize(paired).p50;
+    }
   }
   const backgroundTotal = Object.values(background).reduce((total, count) => total + count, 0);
   const requestsPerCall = {

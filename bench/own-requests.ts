@@ -48,6 +48,8 @@ export interface OwnRequestsRaw {
   samples: number;
   /** Requests answered with an error on replay: each means the call's state was not reproduced. */
   failures: number;
+  /** p50 (ms) of the calls made between the rounds, when the caller made them; null otherwise. */
+  pairedCallP50: number | null;
 }
 
 const keyOf = (item: Item): Key => ({
@@ -135,12 +137,14 @@ async function putBack(document: Sender, written: WrittenItem[], contentOf: (ite
 
 /**
  * Sends `captured`'s requests again `samples` times (after 20 unmeasured rounds), each round on the items as they were
- * before the call; then puts the items back as they are now. Returns the sum of the requests' p50s (ms).
+ * before the call, running `between` after each measured round; then puts the items back as they are now. Returns the
+ * sum of the requests' p50s (ms).
  */
 export async function replayOwnRequests(
   document: Sender,
   captured: CapturedCall,
   samples: number,
+  between: () => Promise<void> = async () => {},
 ): Promise<OwnRequestsRaw> {
   const after = new Map<WrittenItem, Item | undefined>();
   for (const item of captured.written) {
@@ -164,6 +168,7 @@ export async function replayOwnRequests(
       durations[index].push(performance.now() - started);
       if (failed) failures++;
     }
+    if (round >= warmup) await between();
   }
   await putBack(document, captured.written, (item) => after.get(item));
   return {
@@ -171,5 +176,6 @@ export async function replayOwnRequests(
     ms: durations.reduce((total, series) => total + summarize(series).p50, 0),
     samples,
     failures,
+    pairedCallP50: null,
   };
 }

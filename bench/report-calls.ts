@@ -153,6 +153,8 @@ export function printBaseline(raw: RawRequestLatency, ceiling: WriteCeiling, cal
         'p50 ÷ round trips at GetItem/UpdateItem p50',
         'own requests sent raw, ms',
         'p50 ÷ own requests sent raw',
+        'paired calls p50 ms',
+        'paired p50 ÷ own requests sent raw',
       ],
       calls.map((result) => {
         const requests = perCall(result.commandTotals, result.calls);
@@ -167,12 +169,15 @@ export function printBaseline(raw: RawRequestLatency, ceiling: WriteCeiling, cal
           round(result.latency.p50 / getUpdateRoundTripsMs(requests, raw), 2),
           own ? `${round(own.ms, 2)}${own.failures ? ` (${own.failures} failed)` : ''}` : '-',
           own ? round(result.latency.p50 / own.ms, 2) : '-',
+          own?.pairedCallP50 ? round(own.pairedCallP50, 2) : '-',
+          own?.pairedCallP50 ? round(own.pairedCallP50 / own.ms, 2) : '-',
         ];
       }),
     ),
   );
   out(
     "\n   own requests sent raw = one more call's DynamoDB requests, captured and sent again alone, back to back, each on\n" +
-      '   the items as they were before the call (put back between rounds), summed p50s (bench/own-requests.ts)\n',
+      '   the items as they were before the call (put back between rounds), summed p50s (bench/own-requests.ts); each\n' +
+      '   round is followed by one more call, whose p50 is the paired calls p50: both meet the same moments of the machine\n',
   );
 }

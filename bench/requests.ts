@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { OWN_REQUEST_PAIRS } from './config.js';
 import { randomUUID } from 'node:crypto';
 import type { LocalService } from '../shared/local/service.js';
 import { RATE_LIMITS } from '../shared/limits/rate-limit.js';
@@ -81,7 +82,8 @@ export interface RequestBenchmarkOptions {
  */
 export async function runRequestBenchmarks(options: RequestBenchmarkOptions): Promise<CallScenarioResult[]> {
   const { service, counter, pipeline } = options;
-  const total = options.warmup + options.calls;
+  // The measured calls, then one captured call and the calls paired with its own requests sent raw (measure-calls.ts).
+  const total = options.warmup + options.calls + 1 + OWN_REQUEST_PAIRS;
   const teamId = service.demoTeamId;
   const results: CallScenarioResult[] = [];
   const afterCall = async () => {

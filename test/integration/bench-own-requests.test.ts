@@ -26,9 +26,11 @@ describe('own requests sent raw (bench)', () => {
     expect(captured.written.some((item) => item.before === undefined)).toBe(true);
     const afterCall = await scanTable(runtime.store);
 
-    const replayed = await replayOwnRequests(runtime.store.document, captured, 3);
+    let between = 0;
+    const replayed = await replayOwnRequests(runtime.store.document, captured, 3, async () => void between++);
 
     expect(replayed).toMatchObject({ requests: captured.commands.length, samples: 3, failures: 0 });
+    expect(between).toBe(3);
     expect(replayed.ms).toBeGreaterThan(0);
     expect(await scanTable(runtime.store)).toEqual(afterCall);
   });
