@@ -37,9 +37,7 @@ import { startLocalMail, type LocalMailOptions } from './inbox.js';
 
 export { DEMO_OWNER, DEMO_TOKEN_FILE } from './demo-data.js';
 
-/**
- * Settings of {@link startLocalService}; {@link localServiceOptionsFromEnvironment} reads them from the environment.
- */
+/** Settings of {@link startLocalService}, read from the environment by {@link localServiceOptionsFromEnvironment}. */
 export interface LocalServiceOptions extends Omit<LocalMailOptions, 'dataDirectory'> {
   /** Default 127.0.0.1 (`HOST`). */
   host: string;
@@ -65,10 +63,7 @@ export interface LocalServiceOptions extends Omit<LocalMailOptions, 'dataDirecto
   /** One line per request / delivery; default: stdout. */
   log?: (line: string) => void;
   clock?: Clock;
-  /**
-   * Seed the demo project's 60-day history into a fresh store (`DEMO_HISTORY`, default 1 for `npm start`, else
-   * none).
-   */
+  /** Seed the demo project's 60-day history in a fresh store (`DEMO_HISTORY`, 1 by default for `npm start`). */
   demoHistory?: boolean;
   /** Override the outbound transport (tests). */
   transport?: WebhookTransport;
