@@ -74,9 +74,9 @@ export function figuresLine(run: RunFigures): string {
         2,
       ),
       own_requests_raw_ms: result.ownRequests ? round(result.ownRequests.ms, 3) : null,
-      paired_calls_p50_ms: result.ownRequests?.pairedCallP50 ? round(result.ownRequests.pairedCallP50, 3) : null,
+      paired_calls_p50_ms: result.ownRequests ? round(result.ownRequests.pairedCallP50, 3) : null,
       ratio_to_own_requests_raw: result.ownRequests ? round(result.latency.p50 / result.ownRequests.ms, 2) : null,
-      paired_ratio_to_own_requests_raw: result.ownRequests?.pairedCallP50
+      paired_ratio_to_own_requests_raw: result.ownRequests
         ? round(result.ownRequests.pairedCallP50 / result.ownRequests.ms, 2)
         : null,
       own_requests_raw_failures: result.ownRequests?.failures ?? null,

@@ -7,12 +7,11 @@
  *
  * @module
  */
-import { OWN_REQUEST_PAIRS } from './config.js';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { LocalService } from '../shared/local/service.js';
 import { RATE_LIMITS } from '../shared/limits/rate-limit.js';
 import type { FakeStripeApi } from '../test/support/stripe-api.js';
-import { measureCalls, outcomeOf, type CallScenarioResult } from './measure-calls.js';
+import { callsMade, measureCalls, outcomeOf, type CallScenarioResult } from './measure-calls.js';
 import type { RequestCounter } from './support.js';
 import { mintTokens, tokensNeeded } from './tokens.js';
 
@@ -100,8 +99,7 @@ export async function measureFrontDoor(
       }),
     );
 
-    // The measured calls, then one captured call and the calls paired with its own requests sent raw.
-    const total = options.warmup + options.calls + 1 + OWN_REQUEST_PAIRS;
+    const total = callsMade(options.warmup, options.calls);
     const tokens = await mintTokens(
       service.store,
       service.demoTeamId,

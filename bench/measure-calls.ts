@@ -7,7 +7,7 @@
 import { performance } from 'node:perf_hooks';
 import { OWN_REQUEST_PAIRS } from './config.js';
 import { summarize, type LatencySummary } from './measuring.js';
-import { captureCall, replayOwnRequests, type OwnRequestsRaw } from './own-requests.js';
+import { captureCall, replayOwnRequests, type PairedOwnRequests } from './own-requests.js';
 import type { RequestCounter } from './support.js';
 
 /** Outcome of one measured call. */
@@ -53,7 +53,15 @@ export interface CallScenarioResult {
   /** The aim printed beside the figure, when there is one. */
   aim: { maxRequests: number; met: boolean } | null;
   /** One more call's own requests sent again alone (see own-requests.ts); null without `document` or if it failed. */
-  ownRequests: OwnRequestsRaw | null;
+  ownRequests: PairedOwnRequests | null;
+}
+
+/**
+ * The calls {@link measureCalls} makes of a scenario with `document`: the warm-up and measured calls, one captured call
+ * and the calls paired with its own requests sent raw (to size the scenario's tokens by the rate limits).
+ */
+export function callsMade(warmup: number, calls: number): number {
+  return warmup + calls + 1 + OWN_REQUEST_PAIRS;
 }
 
 /** Options of {@link measureCalls}. */
@@ -141,7 +149,7 @@ export async function measureCalls(options: MeasureCallsOptions): Promise<CallSc
     if (!outcome.ok) noteError(outcome);
   }
   const loopMs = performance.now() - loopStarted - afterCallsMs;
-  let ownRequests: OwnRequestsRaw | null = null;
+  let ownRequests: PairedOwnRequests | null = null;
   if (options.document) {
     let outcome: CallOutcome | undefined;
     const captured = await captureCall(options.document, async () => (outcome = await options.call(options.calls)));
@@ -150,14 +158,14 @@ export async function measureCalls(options: MeasureCallsOptions): Promise<CallSc
       // Each round of the captured call's own requests is followed by a call, so both meet the same moments.
       const paired: number[] = [];
       let index = options.calls + 1;
-      ownRequests = await replayOwnRequests(options.document, captured, OWN_REQUEST_PAIRS, async () => {
+      const raw = await replayOwnRequests(options.document, captured, OWN_REQUEST_PAIRS, async () => {
         const started = performance.now();
         const pairedOutcome = await options.call(index++);
         paired.push(performance.now() - started);
         await options.afterCall?.();
         if (!pairedOutcome.ok) noteError(pairedOutcome);
       });
-      ownRequests.pairedCallP50 = summarize(paired).p50;
+      ownRequests = { ...raw, pairedCallP50: summarize(paired).p50 };
     }
   }
   const backgroundTotal = Object.values(background).reduce((total, count) => total + count, 0);

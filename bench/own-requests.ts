@@ -48,8 +48,11 @@ export interface OwnRequestsRaw {
   samples: number;
   /** Requests answered with an error on replay: each means the call's state was not reproduced. */
   failures: number;
-  /** p50 (ms) of the calls made between the rounds, when the caller made them; null otherwise. */
-  pairedCallP50: number | null;
+}
+
+/** {@link OwnRequestsRaw} with the p50 (ms) of the calls made between its rounds (bench/measure-calls.ts). */
+export interface PairedOwnRequests extends OwnRequestsRaw {
+  pairedCallP50: number;
 }
 
 const keyOf = (item: Item): Key => ({
@@ -176,6 +179,5 @@ export async function replayOwnRequests(
     ms: durations.reduce((total, series) => total + summarize(series).p50, 0),
     samples,
     failures,
-    pairedCallP50: null,
   };
 }

@@ -169,8 +169,8 @@ export function printBaseline(raw: RawRequestLatency, ceiling: WriteCeiling, cal
           round(result.latency.p50 / getUpdateRoundTripsMs(requests, raw), 2),
           own ? `${round(own.ms, 2)}${own.failures ? ` (${own.failures} failed)` : ''}` : '-',
           own ? round(result.latency.p50 / own.ms, 2) : '-',
-          own?.pairedCallP50 ? round(own.pairedCallP50, 2) : '-',
-          own?.pairedCallP50 ? round(own.pairedCallP50 / own.ms, 2) : '-',
+          own ? round(own.pairedCallP50, 2) : '-',
+          own ? round(own.pairedCallP50 / own.ms, 2) : '-',
         ];
       }),
     ),

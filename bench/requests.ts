@@ -5,11 +5,10 @@
  *
  * @module
  */
-import { OWN_REQUEST_PAIRS } from './config.js';
 import { randomUUID } from 'node:crypto';
 import type { LocalService } from '../shared/local/service.js';
 import { RATE_LIMITS } from '../shared/limits/rate-limit.js';
-import { measureCalls, outcomeOf, type CallScenarioResult } from './measure-calls.js';
+import { callsMade, measureCalls, outcomeOf, type CallScenarioResult } from './measure-calls.js';
 import type { RequestCounter } from './support.js';
 import { mintTokens, tokensNeeded } from './tokens.js';
 
@@ -82,8 +81,7 @@ export interface RequestBenchmarkOptions {
  */
 export async function runRequestBenchmarks(options: RequestBenchmarkOptions): Promise<CallScenarioResult[]> {
   const { service, counter, pipeline } = options;
-  // The measured calls, then one captured call and the calls paired with its own requests sent raw (measure-calls.ts).
-  const total = options.warmup + options.calls + 1 + OWN_REQUEST_PAIRS;
+  const total = callsMade(options.warmup, options.calls);
   const teamId = service.demoTeamId;
   const results: CallScenarioResult[] = [];
   const afterCall = async () => {
