@@ -100,8 +100,8 @@ function lockdownExempt(operation: PipelineOperation, principal: Principal): boo
  * Runs one operation for any surface (D1–D5, D13, D20, D35): per-IP limit → admit → ability and scope
  * (TOKEN_MISSING_ABILITY) → decode → idempotency → handler; writes also store completion and activity and check
  * BILLING_LOCKED unless exempt. A read does not wait for the limits: it runs beside them, and their refusal is the
- * answer. Every write gets one activity entry (a public one once its handler identified the team). Never throws:
- * problem documents.
+ * answer; a write's idempotency claim is written beside them (released on a refusal), its handler waits. Every write
+ * gets one activity entry (a public one once its handler identified the team). Never throws: problem documents.
  */
 export async function invokeOperation(call: Invocation): Promise<InvocationOutcome> {
   const { runtime, principal, operation, requestId } = call;
@@ -138,7 +138,8 @@ export async function invokeOperation(call: Invocation): Promise<InvocationOutco
     await call.admit?.();
   };
   // A read runs beside its admission (the rate limits and the surface's checks, D4): it need not wait for their round
-  // trips, and a refusal discards its result and stands as the answer. Anything that writes waits for it.
+  // trips, and a refusal discards its result and stands as the answer. A write's idempotency claim is written beside it
+  // too, and released when it refuses; nothing else of a write runs before it is admitted.
   let pendingAdmission: Promise<void> | null = null;
   const admitted = async () => {
     const admission = pendingAdmission;
@@ -146,24 +147,24 @@ export async function invokeOperation(call: Invocation): Promise<InvocationOutco
     await admission;
   };
   try {
-    if (write) await admit();
-    else {
-      pendingAdmission = admit();
-      pendingAdmission.catch(() => undefined);
-    }
+    pendingAdmission = admit();
+    pendingAdmission.catch(() => undefined);
     if (principal && operation.ability)
       authorizeOperation(principal, { id: operation.id, ability: operation.ability, teamWide: operation.teamWide });
     const decoded = call.decode();
     if (decoded.idempotencyKey && principal) {
-      await admitted();
+      const mode = operation.idempotency ?? 'claim';
+      // 'in-transaction' writes nothing here, and its settling reads the record: a refused call must never reach it.
+      if (mode === 'in-transaction') await admitted();
       claim = await beginIdempotentRequest(
         runtime.store,
         runtime.clock,
         principal.teamId,
         decoded.idempotencyKey,
         requestFingerprint(decoded.fingerprint),
-        operation.idempotency ?? 'claim',
+        mode,
       );
+      await admitted();
       if (claim.kind === 'replay') {
         outcome = { ...replayOf(claim.response), rate };
         claim = null;
@@ -181,6 +182,7 @@ export async function invokeOperation(call: Invocation): Promise<InvocationOutco
         },
       };
     }
+    if (write) await admitted();
     const handlerRuntime = scope?.guard ? { ...runtime, store: guardedStore(runtime.store) } : runtime;
     const run = () =>
       call.handler(

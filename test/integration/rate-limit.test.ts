@@ -6,6 +6,7 @@
  * carries `X-RateLimit-Limit` / `X-RateLimit-Remaining`; a 429 is a RATE_LIMITED problem with
  * `Retry-After` in whole seconds until the window ends. Time is a manual clock: no sleeping.
  */
+import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../shared/clock.js';
 import { ProblemError } from '../../shared/errors.js';
@@ -330,5 +331,33 @@ describe('REST (bucket rest, 600 per minute per token)', () => {
     const refused = await rest(traced, { method: 'GET', path: '/v1/teams/current', token });
     expectRestProblem(refused, 'RATE_LIMITED');
     expect(refused.json).not.toHaveProperty('id');
+  });
+  it('writes a write’s idempotency claim beside its rate limit’s update, and releases the claim when the limit refuses (D3, D4)', async () => {
+    const { runtime: traced, events } = traceRoundTrips(runtime);
+    const create = (key: string) =>
+      rest(traced, {
+        method: 'POST',
+        path: '/v1/projects',
+        token,
+        headers: { 'Idempotency-Key': key },
+        body: { name: 'Beside the limit', platform_type: 'discord' },
+      });
+    const first = await create(randomUUID());
+    expect(first.status).toBe(201);
+    // The claim is sent before the counter's update answers: one round trip instead of two.
+    expect(events).toContain('put IDEMPOTENCY sent');
+    expect(events.indexOf('put IDEMPOTENCY sent')).toBeLessThan(events.indexOf('update RATE answered'));
+
+    await consumeRateLimit(runtime.store, clock, 'rest', tokenId, RATE_LIMITS.rest.limit - 1);
+    const key = randomUUID();
+    expectRestProblem(await create(key), 'RATE_LIMITED');
+    // A new window: the refused request's key was released, so its retry runs (no replay, no 409) and creates once.
+    clock.advance(60_000);
+    const retried = await create(key);
+    expect(retried.status).toBe(201);
+    expect(retried.headers['idempotent-replay']).toBeUndefined();
+    expect((await create(key)).headers['idempotent-replay']).toBe('true');
+    const listed = await rest(runtime, { method: 'GET', path: '/v1/projects', token });
+    expect((listed.json as { data: unknown[] }).data).toHaveLength(2);
   });
 });

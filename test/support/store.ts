@@ -48,18 +48,21 @@ export async function createTestStore(): Promise<Store> {
 }
 
 /**
- * `runtime` with a store that records, in order, when each `update` and `get` is sent and answered, named by the first
- * part of its key's `pk` (`update RATE sent`, `get TEAM answered`): which round trips a pipeline overlaps.
+ * `runtime` with a store that records, in order, when each `update`, `get` and `put` is sent and answered, named by the
+ * first part of its key's `pk` (`update RATE sent`, `get TEAM answered`) or of a put's `sk` (`put IDEMPOTENCY sent`):
+ * which round trips a pipeline overlaps.
  */
 export function traceRoundTrips<T extends { store: Store }>(runtime: T): { runtime: T; events: string[] } {
   const events: string[] = [];
   const store = new Proxy(runtime.store, {
     get: (target, property, receiver) => {
       const value = Reflect.get(target, property, receiver);
-      if (property !== 'update' && property !== 'get') return value;
-      return async (...args: [{ Key?: { pk: string }; pk?: string }, ...unknown[]]) => {
-        // An update takes a request with its `Key`; a get takes the key itself.
-        const name = `${String(property)} ${(args[0].Key?.pk ?? args[0].pk ?? '').split('#')[0]}`;
+      if (property !== 'update' && property !== 'get' && property !== 'put') return value;
+      return async (...args: [{ Key?: { pk: string }; pk?: string; Item?: { sk?: string } }, ...unknown[]]) => {
+        // An update takes a request with its `Key`, a get the key itself: named by the partition; a put by its sort
+        // key.
+        const address = property === 'put' ? args[0].Item?.sk : (args[0].Key?.pk ?? args[0].pk);
+        const name = `${String(property)} ${(address ?? '').split('#')[0]}`;
         events.push(`${name} sent`);
         const answer = await (value as (...args: unknown[]) => Promise<unknown>).apply(target, args);
         events.push(`${name} answered`);
