@@ -25,7 +25,7 @@ import {
   unsupportedProtocolVersion,
 } from './request-checks.js';
 import { createSession, deleteSession, isSessionId, liveSessionOf, sessionKeysToRead } from './sessions.js';
-import { isReadOnlyToolCall, recordRefusedToolCalls } from './tools.js';
+import { recordRefusedToolCalls, runsBesideAdmission } from './tools.js';
 import { withGateChallenge, withToolScopeChallenge } from './scope-challenge.js';
 import { logger } from '../logger.js';
 import {
@@ -114,15 +114,16 @@ export async function handleMcpHttpRequest(
     admission.catch(() => undefined);
     const versionHeader = request.headers.get('mcp-protocol-version');
     const liveSession = liveSessionOf(authentication.items, runtime.clock.nowMs());
-    // A call of one read-only tool runs beside the counter's update (D4), statelessly (2026-07-28) or in a live session
-    // whose version it names: the call waits for it before it answers or logs, and a refusal (logged by the call)
-    // replaces the answer. Everything else waits for it here.
+    // A call of one tool runs beside the counter's update (D4), statelessly (2026-07-28) or in a live session whose
+    // version it names: a read until it answers or logs, a write until its handler would start (its idempotency claim
+    // is written meanwhile); a refusal (logged by the call) replaces the answer. Everything else waits for it here.
+    const listing = toolListingOf(request);
     const beside =
       method === 'POST' &&
       (modern || (Boolean(liveSession) && !unsupportedProtocolVersion(versionHeader))) &&
       principal.abilities.has('mcp:full') &&
-      !(toolListingOf(request) instanceof Response) &&
-      isReadOnlyToolCall((await readBody()).parsed);
+      !(listing instanceof Response) &&
+      runsBesideAdmission((await readBody()).parsed, listing);
     let reached = false;
     const admitCall = () => {
       reached = true;
@@ -187,7 +188,6 @@ export async function handleMcpHttpRequest(
       }
       // `tools/list` opt-ins: `MCP-Tools-Filter: callable` | `?tools=callable`, `MCP-Read-Only: 1` | `?read_only=1`
       // (also refuses non-read-only calls); 400 for other values.
-      const listing = toolListingOf(request);
       if (listing instanceof Response) return listing;
       // DESIGN D4: each message of a batch counts as one call; the POST itself was counted above.
       if (messages.length > 1) {

@@ -315,10 +315,15 @@ export async function recordRefusedToolCalls(runtime: Runtime, refused: RefusedT
   return written.filter(Boolean).length;
 }
 
-/** True for one JSON-RPC `tools/call` of a tool annotated `readOnlyHint`. */
-export function isReadOnlyToolCall(message: unknown): boolean {
+/**
+ * True for one JSON-RPC `tools/call` of a known tool that `listing` lets run (in read-only mode, a tool annotated
+ * `readOnlyHint`): such a call may run beside the rate limit's update, the pipeline holding back a write's handler
+ * until it is admitted (DESIGN D4).
+ */
+export function runsBesideAdmission(message: unknown, listing: ToolListing): boolean {
   if (!message || typeof message !== 'object' || Array.isArray(message)) return false;
   const { method, params } = message as { method?: unknown; params?: { name?: unknown } };
   if (method !== 'tools/call' || typeof params?.name !== 'string') return false;
-  return toolDefinition(params.name)?.annotations.readOnlyHint === true;
+  const tool = toolDefinition(params.name);
+  return tool !== undefined && (!listing.readOnly || tool.annotations.readOnlyHint === true);
 }

@@ -17,7 +17,7 @@ import { revokeToken } from '../../shared/domain/tokens/repository.js';
 import { consumeRateLimit } from '../../shared/limits/rate-limit.js';
 import { handleMcpHttpRequest } from '../../shared/mcp/http-handler.js';
 import { toRaw, type RawMcpResponse } from '../support/mcp.js';
-import { mcpPost, mcpSession, toolsCall } from '../support/calls.js';
+import { mcpPost, mcpSession, rest, toolsCall } from '../support/calls.js';
 import { modernRpc } from '../support/mcp-raw.js';
 import {
   createTestRuntime,
@@ -129,6 +129,33 @@ describe('refused tool calls are in the activity log (DESIGN D5)', () => {
     expect(entries).toHaveLength(41);
     expect(entries.filter((entry) => entry.outcome === 'RATE_LIMITED' && entry.status === 429)).toHaveLength(20);
     expect(entries.filter((entry) => entry.outcome === 'ok')).toHaveLength(21);
+  });
+
+  it('runs a write tool’s call beside the rate limit until its handler: the idempotency claim is sent before the counter answers, and a refused call changes nothing but the log', async () => {
+    const { runtime: traced, events } = traceRoundTrips(runtime);
+    const options = { clientName: 'beside', clientIp: '198.51.100.32', tasks: false };
+    const create = (client: TestRuntime, name: string) =>
+      modernRpc(
+        client,
+        token,
+        'tools/call',
+        { name: 'create_project', arguments: { name, platform_type: 'discord', idempotency_key: randomUUID() } },
+        options,
+      );
+    expect((await create(traced, 'Beside')).result.structuredContent).toMatchObject({ name: 'Beside' });
+    // One round trip instead of two: the key's claim does not wait for the counter.
+    expect(events.indexOf('put IDEMPOTENCY sent')).toBeLessThan(events.indexOf('update RATE answered'));
+    await consumeRateLimit(runtime.store, clock, 'mcp', tokenId, 119); // the first call used 1 of the 120
+    expect(await create(runtime, 'Refused')).toMatchObject({ status: 429, code: 'RATE_LIMITED' });
+    const entries = await activity(tokenId);
+    expect(entries.map((entry) => [entry.operation, entry.outcome, entry.status])).toEqual([
+      ['create_project', 'RATE_LIMITED', 429],
+      ['create_project', 'ok', 200],
+    ]);
+    const projects = await rest(runtime, { method: 'GET', path: '/v1/projects', token });
+    expect((projects.json as { data: Array<{ name: string }> }).data.map((project) => project.name)).toEqual([
+      'Beside',
+    ]);
   });
 
   it('records every tools/call of a batch refused because it does not fit in the bucket', async () => {
