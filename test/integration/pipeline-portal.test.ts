@@ -9,7 +9,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../shared/clock.js';
 import { localKeyEncryptionKey } from '../../shared/credentials/local-key.js';
-import { runAnyOperation, rest } from '../support/calls.js';
+import { caller, runAnyOperation, rest } from '../support/calls.js';
 import { listActivity } from '../../shared/domain/activity/repository.js';
 import type { ActivityEntry } from '../../shared/domain/activity/schema.js';
 import { createPortalLink, subscriberPrincipal } from '../../shared/domain/portal-sessions/links.js';
@@ -54,24 +54,24 @@ afterAll(async () => {
 async function stripeSubscriber() {
   const team = await seedTeam(runtime.store, clock, undefined, 'free');
   const projectId = (await createProject(runtime, team.principal, { name: 'Readers', platform_type: 'web' })).id;
-  const call = async (method: string, path: string, body: unknown) => {
-    const reply = await rest(runtime, {
-      method,
-      path,
-      token: team.token,
-      body,
-      headers: { 'Idempotency-Key': randomUUID() },
-    });
-    expect(reply.status, reply.text).toBeLessThan(300);
-    return reply.json as Record<string, any>;
-  };
-  const { webhookSecret } = await connectStripe(stripe, (path, body) => call('PUT', path, body), projectId);
-  const plan = await call('POST', `/v1/projects/${projectId}/plans`, {
-    name: 'Monthly',
-    amount: 900,
-    currency: 'EUR',
-    interval: 'month',
-  });
+  const { ok } = caller(() => ({ runtime, token: team.token }));
+  const { webhookSecret } = await connectStripe(
+    stripe,
+    (path, body) => ok('PUT', path, body, 200, { idempotencyKey: randomUUID() }),
+    projectId,
+  );
+  const plan = (await ok(
+    'POST',
+    `/v1/projects/${projectId}/plans`,
+    {
+      name: 'Monthly',
+      amount: 900,
+      currency: 'EUR',
+      interval: 'month',
+    },
+    201,
+    { idempotencyKey: randomUUID() },
+  )) as Record<string, any>;
   const deliver = async (type: string, object: unknown) => {
     const created = Math.floor(clock.nowMs() / 1000);
     const { body } = stripeEventBody(type, object, { created });

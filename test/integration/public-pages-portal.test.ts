@@ -15,7 +15,7 @@ import { createProject } from '../../shared/domain/projects/creation.js';
 import { listSubscriptions } from '../../shared/domain/subscriptions/queries.js';
 import { localKeyEncryptionKey } from '../../shared/credentials/local-key.js';
 import { stripeHook } from '../../shared/hooks/stripe.js';
-import { rest } from '../support/calls.js';
+import { caller } from '../support/calls.js';
 import { startFakeStripeApi, type FakeStripeApi } from '../support/stripe-api.js';
 import {
   checkoutSession,
@@ -91,24 +91,24 @@ describe('paid plans and the portal', () => {
       stripeApiBaseUrl: stripe.url,
       retry: { retries: 0, minTimeoutMs: 0 },
     };
-    const call = async (method: string, path: string, body: unknown) => {
-      const reply = await rest(runtime, {
-        method,
-        path,
-        token: team.token,
-        body,
-        headers: { 'Idempotency-Key': randomUUID() },
-      });
-      expect(reply.status, reply.text).toBeLessThan(300);
-      return reply.json as Record<string, any>;
-    };
-    const { webhookSecret } = await connectStripe(stripe, (path, body) => call('PUT', path, body), projectId);
-    const plan = await call('POST', `/v1/projects/${projectId}/plans`, {
-      name: 'Monthly',
-      amount: 900,
-      currency: 'EUR',
-      interval: 'month',
-    });
+    const { ok } = caller(() => ({ runtime, token: team.token }));
+    const { webhookSecret } = await connectStripe(
+      stripe,
+      (path, body) => ok('PUT', path, body, 200, { idempotencyKey: randomUUID() }),
+      projectId,
+    );
+    const plan = (await ok(
+      'POST',
+      `/v1/projects/${projectId}/plans`,
+      {
+        name: 'Monthly',
+        amount: 900,
+        currency: 'EUR',
+        interval: 'month',
+      },
+      201,
+      { idempotencyKey: randomUUID() },
+    )) as Record<string, any>;
     expect(plan.sync_status).toBe('synced');
     return { planId: plan.id, priceId: plan.provider_price_id, webhookSecret };
   }
