@@ -1,4 +1,3 @@
-import { isoTime } from '../clock.js';
 import {
   parseStoredBroadcast,
   type BroadcastBatchEntry,
@@ -6,7 +5,13 @@ import {
 } from '../domain/messages/broadcast-record.js';
 import type { BroadcastAudience } from '../domain/messages/broadcast-schema.js';
 import { conditionally } from './expressions.js';
-import { newRunningJobPut, pageStalled, runningSortKey, type StalledPage } from './running-jobs.js';
+import {
+  batchProgressUpdate,
+  batchStartUpdate,
+  newRunningJobPut,
+  pageStalled,
+  type StalledPage,
+} from './running-jobs.js';
 import { entity, keys, secondaryIndex, sortKeyPrefix } from './keys.js';
 import { queryPage, listFilter, type Page } from './pages.js';
 import type { Item, Key } from './requests.js';
@@ -20,7 +25,6 @@ import { itemWithKey, type Store } from './store.js';
  */
 
 const INDEX_PK = secondaryIndex.partitionKey;
-const INDEX_SK = secondaryIndex.sortKey;
 
 /** The key of a job's item. */
 function jobKey(job: Pick<StoredBroadcast, 'team_id' | 'project_id' | 'id'>): Key {
@@ -95,22 +99,7 @@ export const broadcastStore = {
     next: Key | undefined,
     nowMs: number,
   ): Promise<boolean> {
-    return conditionally(
-      store.update({
-        Key: jobKey(job),
-        UpdateExpression: `SET #batch = :batch, batch_next = :next, updated_at = :now, ${INDEX_SK} = :sort`,
-        ConditionExpression: '#status = :running AND batches = :batches AND attribute_not_exists(#batch)',
-        ExpressionAttributeNames: { '#status': 'status', '#batch': 'batch' },
-        ExpressionAttributeValues: {
-          ':batch': batch,
-          ':next': next ?? null,
-          ':now': isoTime(nowMs),
-          ':sort': runningSortKey(nowMs, job.id),
-          ':running': 'running',
-          ':batches': job.batches,
-        },
-      }),
-    );
+    return conditionally(store.update(batchStartUpdate(jobKey(job), job, batch, next, nowMs)));
   },
 
   /**
@@ -125,27 +114,10 @@ export const broadcastStore = {
     next: Key | undefined,
     nowMs: number,
   ): Promise<boolean> {
-    const finished = next === undefined;
     return conditionally(
-      store.update({
-        Key: jobKey(job),
-        UpdateExpression: finished
-          ? `SET #status = :completed, completed_at = :now, updated_at = :now, #cursor = :null, batches = :next_batch ADD queued :queued, skipped :skipped REMOVE ${INDEX_PK}, ${INDEX_SK}, #batch, batch_next`
-          : `SET updated_at = :now, #cursor = :cursor, batches = :next_batch, ${INDEX_SK} = :sort ADD queued :queued, skipped :skipped REMOVE #batch, batch_next`,
-        ConditionExpression: '#status = :running AND batches = :batches',
-        ExpressionAttributeNames: { '#status': 'status', '#cursor': 'cursor', '#batch': 'batch' },
-        ExpressionAttributeValues: {
-          ':now': isoTime(nowMs),
-          ':queued': counts.queued,
-          ':skipped': counts.skipped,
-          ':next_batch': job.batches + 1,
-          ':batches': job.batches,
-          ':running': 'running',
-          ...(finished
-            ? { ':completed': 'completed', ':null': null }
-            : { ':cursor': next, ':sort': runningSortKey(nowMs, job.id) }),
-        },
-      }),
+      store.update(
+        batchProgressUpdate(jobKey(job), job, { queued: counts.queued, skipped: counts.skipped }, next, nowMs),
+      ),
     );
   },
 

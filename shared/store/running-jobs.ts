@@ -86,3 +86,74 @@ export function failedJobUpdate(key: Key, error: string, nowMs: number): UpdateR
     },
   };
 }
+
+/** What the batch updates need of a job: its id and how many batches it has done. */
+interface BatchedJob {
+  id: string;
+  batches: number;
+}
+
+/**
+ * The update that records the batch a worker of the job at `key` is about to run (`batch`, and `next`, the cursor
+ * after it) at `nowMs` (epoch ms), on condition that the job is running, has done exactly `job.batches` batches and has
+ * no batch in progress (a second worker of the same batch writes nothing).
+ */
+export function batchStartUpdate(
+  key: Key,
+  job: BatchedJob,
+  batch: unknown,
+  next: Key | undefined,
+  nowMs: number,
+): UpdateRequest {
+  return {
+    Key: key,
+    UpdateExpression: `SET #batch = :batch, batch_next = :next, updated_at = :now, ${secondaryIndex.sortKey} = :sort`,
+    ConditionExpression: '#status = :running AND batches = :batches AND attribute_not_exists(#batch)',
+    ExpressionAttributeNames: { '#status': 'status', '#batch': 'batch' },
+    ExpressionAttributeValues: {
+      ':batch': batch,
+      ':next': next ?? null,
+      ':now': isoTime(nowMs),
+      ':sort': runningSortKey(nowMs, job.id),
+      ':running': 'running',
+      ':batches': job.batches,
+    },
+  };
+}
+
+/**
+ * The update that records one finished batch of the job at `key` at `nowMs` (epoch ms): each of `counts` (attribute →
+ * amount; names that are not DynamoDB reserved words) grows by its amount and the cursor moves to `next` (undefined:
+ * the job is `completed` and leaves the running-jobs index), on condition that the job is running and has done exactly
+ * `job.batches` batches.
+ */
+export function batchProgressUpdate(
+  key: Key,
+  job: BatchedJob,
+  counts: Readonly<Record<string, number>>,
+  next: Key | undefined,
+  nowMs: number,
+): UpdateRequest {
+  const finished = next === undefined;
+  const names = Object.keys(counts);
+  const add = names.map((name) => `${name} :${name}`).join(', ');
+  const { partitionKey, sortKey } = secondaryIndex;
+  return {
+    Key: key,
+    UpdateExpression: finished
+      ? `SET #status = :completed, completed_at = :now, updated_at = :now, #cursor = :null, batches = :next_batch ADD ${add} REMOVE ${partitionKey}, ${sortKey}, #batch, batch_next`
+      : `SET updated_at = :now, #cursor = :cursor, batches = :next_batch, ${sortKey} = :sort ADD ${add} REMOVE #batch, batch_next`,
+    ConditionExpression: '#status = :running AND batches = :batches',
+    ExpressionAttributeNames: { '#status': 'status', '#cursor': 'cursor', '#batch': 'batch' },
+    ExpressionAttributeValues: {
+      ':now': isoTime(nowMs),
+      ':next_batch': job.batches + 1,
+      ':batches': job.batches,
+      ':running': 'running',
+      ...Object.fromEntries(names.map((name) => [`:${name}`, counts[name]])),
+      ...(finished
+        ? { ':completed': 'completed', ':null': null }
+        : { ':cursor': next, ':sort': runningSortKey(nowMs, job.id) }),
+    },
+  };
+}

@@ -1,7 +1,13 @@
 import { isoTime } from '../clock.js';
 import { parseStoredReplayJob, type StoredReplayJob } from '../domain/webhook-replays/record.js';
 import type { ReplayCandidate } from './webhook-deliveries/requeues.js';
-import { pageStalled, runningSortKey, type StalledPage } from './running-jobs.js';
+import {
+  batchProgressUpdate,
+  batchStartUpdate,
+  pageStalled,
+  runningSortKey,
+  type StalledPage,
+} from './running-jobs.js';
 import { entity, keys, secondaryIndex } from './keys.js';
 import type { Store } from './store.js';
 import type { Item, Key } from './requests.js';
@@ -47,20 +53,7 @@ export const replayJobStore = {
     nowMs: number,
   ): Promise<boolean> {
     return conditionally(
-      store.update({
-        Key: keys.webhookReplay(job.team_id, job.id),
-        UpdateExpression: `SET #batch = :batch, batch_next = :next, updated_at = :now, ${INDEX_SK} = :sort`,
-        ConditionExpression: '#status = :running AND batches = :batches AND attribute_not_exists(#batch)',
-        ExpressionAttributeNames: { '#status': 'status', '#batch': 'batch' },
-        ExpressionAttributeValues: {
-          ':batch': batch,
-          ':next': next ?? null,
-          ':now': isoTime(nowMs),
-          ':sort': runningSortKey(nowMs, job.id),
-          ':running': 'running',
-          ':batches': job.batches,
-        },
-      }),
+      store.update(batchStartUpdate(keys.webhookReplay(job.team_id, job.id), job, batch, next, nowMs)),
     );
   },
 
@@ -76,26 +69,8 @@ export const replayJobStore = {
     next: Key | undefined,
     nowMs: number,
   ): Promise<boolean> {
-    const finished = next === undefined;
     return conditionally(
-      store.update({
-        Key: keys.webhookReplay(job.team_id, job.id),
-        UpdateExpression: finished
-          ? `SET #status = :completed, completed_at = :now, updated_at = :now, #cursor = :null, batches = :next_batch ADD replayed :replayed REMOVE ${INDEX_PK}, ${INDEX_SK}, #batch, batch_next`
-          : `SET updated_at = :now, #cursor = :cursor, batches = :next_batch, ${INDEX_SK} = :sort ADD replayed :replayed REMOVE #batch, batch_next`,
-        ConditionExpression: '#status = :running AND batches = :batches',
-        ExpressionAttributeNames: { '#status': 'status', '#cursor': 'cursor', '#batch': 'batch' },
-        ExpressionAttributeValues: {
-          ':now': isoTime(nowMs),
-          ':replayed': replayed,
-          ':next_batch': job.batches + 1,
-          ':batches': job.batches,
-          ':running': 'running',
-          ...(finished
-            ? { ':completed': 'completed', ':null': null }
-            : { ':cursor': next, ':sort': runningSortKey(nowMs, job.id) }),
-        },
-      }),
+      store.update(batchProgressUpdate(keys.webhookReplay(job.team_id, job.id), job, { replayed }, next, nowMs)),
     );
   },
 
