@@ -1,11 +1,10 @@
 import { InteractionResponseFlags, InteractionResponseType, InteractionType, verifyKey } from 'discord-interactions';
-import { openCredentialInConstantWork } from '../credentials/repository.js';
-import { integrationsOf } from '../integrations.js';
 import { logger } from '../logger.js';
 import { DISCORD_CREDENTIAL } from '../platforms/discord.js';
 import type { Runtime } from '../runtime.js';
 import * as z from '../schemas/zod.js';
-import { isUuid, type HookAnswer, type HookHandler } from './hook.js';
+import { openHookCredential } from './credential.js';
+import type { HookAnswer, HookHandler } from './hook.js';
 import { botMessagingCommand, messagingAnswer } from './bot-messaging.js';
 import { membershipCommand } from './membership-command.js';
 import { claimReceipt } from './receipts.js';
@@ -82,14 +81,7 @@ async function membershipReply(
  */
 export const discordHook: HookHandler = async (runtime, request) => {
   try {
-    const settings = integrationsOf(runtime);
-    // An unknown or unconnected project decrypts a decoy: the same work as a connected one (no existence oracle).
-    const credential = await openCredentialInConstantWork(
-      runtime.store,
-      settings.keyEncryptionKey,
-      isUuid(request.projectId) ? request.projectId.toLowerCase() : 'not-a-project',
-      DISCORD_CREDENTIAL,
-    );
+    const credential = await openHookCredential(runtime, request.projectId, DISCORD_CREDENTIAL);
     const publicKey = credential?.description.public.public_key;
     const signature = request.headers['x-signature-ed25519'] ?? '';
     const timestamp = request.headers['x-signature-timestamp'] ?? '';

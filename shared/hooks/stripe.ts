@@ -1,10 +1,9 @@
-import { openCredentialInConstantWork } from '../credentials/repository.js';
 import { StripeEventNotReady, type StripeEventOutcome } from '../domain/payments/stripe-event-context.js';
 import { applyStripeEvent } from '../domain/payments/stripe-events.js';
-import { integrationsOf } from '../integrations.js';
 import { logger } from '../logger.js';
 import type { Runtime } from '../runtime.js';
-import { isUuid, type HookAnswer, type HookHandler } from './hook.js';
+import { openHookCredential } from './credential.js';
+import type { HookAnswer, HookHandler } from './hook.js';
 import { hookPrincipal, hookProject } from './principal.js';
 import { applyOnce, type HookReceiptRef } from './receipts.js';
 import { STRIPE_HOOK_ROUTE } from './routes.js';
@@ -29,14 +28,7 @@ async function handleStripeEvent(
   request: { projectId: string; signature: string | undefined; body: string },
 ): Promise<HookAnswer> {
   try {
-    const settings = integrationsOf(runtime);
-    // An unknown or unconnected project decrypts a decoy: the same work as a connected one (no existence oracle).
-    const credential = await openCredentialInConstantWork(
-      runtime.store,
-      settings.keyEncryptionKey,
-      isUuid(request.projectId) ? request.projectId.toLowerCase() : 'not-a-project',
-      'stripe',
-    );
+    const credential = await openHookCredential(runtime, request.projectId, 'stripe');
     const event = await verifiedStripeEvent(
       request.body,
       request.signature,

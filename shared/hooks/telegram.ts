@@ -1,6 +1,5 @@
 import { equalInConstantTime } from '../constant-time.js';
 import * as z from '../schemas/zod.js';
-import { openCredentialInConstantWork } from '../credentials/repository.js';
 import { recordPlatformMembership, type PlatformMembershipUpdate } from '../domain/members/platform-updates.js';
 import { recordBotPermissions } from '../domain/projects/changes.js';
 import { readMemberStatus, readPlatformUserClaim } from '../store/members.js';
@@ -9,7 +8,8 @@ import { integrationsOf } from '../integrations.js';
 import { logger } from '../logger.js';
 import { sendTelegramMessage, TELEGRAM_CREDENTIAL } from '../platforms/telegram.js';
 import type { Runtime } from '../runtime.js';
-import { isUuid, type HookAnswer, type HookHandler } from './hook.js';
+import { openHookCredential } from './credential.js';
+import type { HookAnswer, HookHandler } from './hook.js';
 import { hookPrincipal, hookProject } from './principal.js';
 import { applyOnce, type HookReceiptRef } from './receipts.js';
 
@@ -116,14 +116,7 @@ async function handleTelegramUpdate(
   request: { projectId: string; secretToken: string | undefined; body: string },
 ): Promise<HookAnswer> {
   try {
-    const settings = integrationsOf(runtime);
-    // An unknown or unconnected project decrypts a decoy: the same work as a connected one (no existence oracle).
-    const credential = await openCredentialInConstantWork(
-      runtime.store,
-      settings.keyEncryptionKey,
-      isUuid(request.projectId) ? request.projectId.toLowerCase() : 'not-a-project',
-      TELEGRAM_CREDENTIAL,
-    );
+    const credential = await openHookCredential(runtime, request.projectId, TELEGRAM_CREDENTIAL);
     if (!equalInConstantTime(request.secretToken, credential?.secrets.webhook_secret) || !credential) return REFUSED;
     const teamId = credential.description.team_id;
     const projectId = credential.description.project_id;
