@@ -129,6 +129,8 @@ export async function invokeOperation(call: Invocation): Promise<InvocationOutco
   });
   const successStatus = call.successStatus ?? successStatusOf(operation);
   let claim: IdempotencyClaim | null = null;
+  /** The claim's completion after a write without its own transaction (or whose answer changed), once sent. */
+  let completion: Promise<void> | undefined;
   let scope: RequestScope | null = null;
   let outcome: InvocationOutcome | undefined;
   let rate: RateLimitState | undefined;
@@ -207,13 +209,16 @@ export async function invokeOperation(call: Invocation): Promise<InvocationOutco
     if (claim?.kind === 'claimed') {
       const completed = claim;
       claim = null; // the operation took effect: its key is completed, never released
-      await completed.complete(storedResponse(operation, result), scope?.committedWith !== undefined).catch((error) =>
-        logger.error('idempotency record not completed', {
-          request_id: requestId,
-          operation: operation.id,
-          error: error as Error,
-        }),
-      );
+      // Sent beside the activity entry's write (below): the answer waits for both.
+      completion = completed
+        .complete(storedResponse(operation, result), scope?.committedWith !== undefined)
+        .catch((error) =>
+          logger.error('idempotency record not completed', {
+            request_id: requestId,
+            operation: operation.id,
+            error: error as Error,
+          }),
+        );
     }
     outcome = { ok: true, result, replayed: false, rate };
     return outcome;
@@ -249,15 +254,17 @@ export async function invokeOperation(call: Invocation): Promise<InvocationOutco
     // Written here unless the write's own transaction already holds the entry of this (successful) answer.
     const committed = scope?.committedWith !== undefined && outcome?.ok === true;
     const team = actor()?.teamId;
+    let activity: Promise<unknown> | undefined;
     if (team && (write || call.logReads) && !committed) {
       const failed = outcome && !outcome.ok ? outcome.problem : null;
-      await recordActivity(
+      activity = recordActivity(
         runtime.store,
         runtime.clock,
         team,
         entry(failed ? failed.code : 'ok', failed ? failed.status : successStatus),
       ).catch((error) => logger.error('activity write failed', { request_id: requestId, error: error as Error }));
     }
+    await Promise.all([completion, activity]);
   }
 }
 

@@ -11,10 +11,10 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { localKeyEncryptionKey } from '../../shared/credentials/local-key.js';
 import type { IntegrationSettings } from '../../shared/integrations.js';
 import { domainSnapshot, expectRestProblem } from '../support/guarantees.js';
-import { caller } from '../support/calls.js';
+import { caller, rest } from '../support/calls.js';
 import { startFakeStripeApi, type FakeStripeApi } from '../support/stripe-api.js';
 import { connectStripe } from '../support/stripe.js';
-import { createTestRuntime, seedTeam, testClock, type TestRuntime } from '../support/store.js';
+import { createTestRuntime, seedTeam, testClock, traceRoundTrips, type TestRuntime } from '../support/store.js';
 
 let stripe: FakeStripeApi;
 let runtime: TestRuntime;
@@ -164,6 +164,32 @@ describe('checkout sessions', () => {
     expect(replay.json).toEqual(first.json);
     expect(sessionsOfProject()).toHaveLength(1);
     expect((await checkout(plan.id, { customer_email: 'a@example.com' })).json.id).not.toBe(first.json.id);
+  });
+
+  it('completes the key beside the activity entry (no transaction of its own), both written before the answer', async () => {
+    await connect();
+    const plan = await createPlan();
+    const { runtime: traced, events } = traceRoundTrips(runtime);
+    const key = randomUUID();
+    const reply = await rest(traced, {
+      method: 'POST',
+      path: `/v1/plans/${plan.id}/checkout-sessions`,
+      token: team.token,
+      headers: { 'Idempotency-Key': key },
+      body: {},
+    });
+    expect(reply.status, reply.text).toBe(201);
+    const activitySent = events.findIndex((event) => event.startsWith('put act_') && event.endsWith(' sent'));
+    expect(activitySent).toBeGreaterThan(-1);
+    // One round trip for both writes: the entry is sent before the key's completion answers.
+    expect(activitySent).toBeLessThan(events.indexOf('update TEAM answered'));
+    expect(events.at(-1)).toMatch(/ answered$/);
+    const entries = (await call('GET', '/v1/activity', undefined, { query: { operation: 'createCheckoutSession' } }))
+      .json as { data: Array<{ request_id: string; outcome: string }> };
+    expect(entries.data.map((entry) => [entry.request_id, entry.outcome])).toEqual([
+      [reply.headers['x-request-id'], 'ok'],
+    ]);
+    expect((await checkout(plan.id, {}, key)).json).toEqual(reply.json);
   });
 
   it('answers 404 for another team\u2019s plan and checks the body strictly', async () => {
