@@ -23,7 +23,7 @@ import { createTestRuntime, seedTeam, testClock, type TestRuntime } from '../sup
 import { startFakeStripeApi, type FakeStripeApi } from '../support/stripe-api.js';
 import {
   checkoutSession,
-  connectStripe,
+  connectStripeWithPlan,
   invoice,
   stripeEventBody,
   stripeId,
@@ -55,23 +55,7 @@ async function stripeSubscriber() {
   const team = await seedTeam(runtime.store, clock, undefined, 'free');
   const projectId = (await createProject(runtime, team.principal, { name: 'Readers', platform_type: 'web' })).id;
   const { ok } = caller(() => ({ runtime, token: team.token }));
-  const { webhookSecret } = await connectStripe(
-    stripe,
-    (path, body) => ok('PUT', path, body, 200, { idempotencyKey: randomUUID() }),
-    projectId,
-  );
-  const plan = (await ok(
-    'POST',
-    `/v1/projects/${projectId}/plans`,
-    {
-      name: 'Monthly',
-      amount: 900,
-      currency: 'EUR',
-      interval: 'month',
-    },
-    201,
-    { idempotencyKey: randomUUID() },
-  )) as Record<string, any>;
+  const { plan, webhookSecret } = await connectStripeWithPlan(stripe, ok, projectId);
   const deliver = async (type: string, object: unknown) => {
     const created = Math.floor(clock.nowMs() / 1000);
     const { body } = stripeEventBody(type, object, { created });

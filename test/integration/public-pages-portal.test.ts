@@ -19,7 +19,7 @@ import { caller } from '../support/calls.js';
 import { startFakeStripeApi, type FakeStripeApi } from '../support/stripe-api.js';
 import {
   checkoutSession,
-  connectStripe,
+  connectStripeWithPlan,
   invoice,
   stripeEventBody,
   stripeId,
@@ -92,24 +92,7 @@ describe('paid plans and the portal', () => {
       retry: { retries: 0, minTimeoutMs: 0 },
     };
     const { ok } = caller(() => ({ runtime, token: team.token }));
-    const { webhookSecret } = await connectStripe(
-      stripe,
-      (path, body) => ok('PUT', path, body, 200, { idempotencyKey: randomUUID() }),
-      projectId,
-    );
-    const plan = (await ok(
-      'POST',
-      `/v1/projects/${projectId}/plans`,
-      {
-        name: 'Monthly',
-        amount: 900,
-        currency: 'EUR',
-        interval: 'month',
-      },
-      201,
-      { idempotencyKey: randomUUID() },
-    )) as Record<string, any>;
-    expect(plan.sync_status).toBe('synced');
+    const { plan, webhookSecret } = await connectStripeWithPlan(stripe, ok, projectId);
     return { planId: plan.id, priceId: plan.provider_price_id, webhookSecret };
   }
 

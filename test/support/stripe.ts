@@ -38,6 +38,30 @@ export async function connectStripe(
   return { webhookSecret, secretKey };
 }
 
+/** A test file's REST caller that expects a status and returns the JSON body (`caller(...).ok`). */
+type ExpectingCall = (method: string, path: string, body: unknown, status?: number) => Promise<any>;
+
+/**
+ * {@link connectStripe} through `ok`, then a monthly plan of 9.00 EUR (with `fields` added) created over REST and
+ * synced to Stripe (asserted). Resolves with the plan's JSON and the webhook signing secret.
+ */
+export async function connectStripeWithPlan(
+  stripeApi: FakeStripeApi,
+  ok: ExpectingCall,
+  projectId: string,
+  fields: Record<string, unknown> = {},
+): Promise<{ plan: Record<string, any>; webhookSecret: string }> {
+  const { webhookSecret } = await connectStripe(stripeApi, (path, body) => ok('PUT', path, body), projectId);
+  const plan = (await ok(
+    'POST',
+    `/v1/projects/${projectId}/plans`,
+    { name: 'Monthly', amount: 900, currency: 'EUR', interval: 'month', ...fields },
+    201,
+  )) as Record<string, any>;
+  if (plan.sync_status !== 'synced') throw new Error(`the plan is not synced to Stripe: ${String(plan.sync_status)}`);
+  return { plan, webhookSecret };
+}
+
 /** A Stripe-style id with `prefix` (`evt`, `cus`, `sub`, `pi`, `in`, `ch`, `cs`). */
 export function stripeId(prefix: string): string {
   return `${prefix}_${randomBytes(12).toString('hex')}`;
