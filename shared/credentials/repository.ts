@@ -156,51 +156,11 @@ export function describeCredential(item: Item): CredentialDescription {
 }
 
 /**
- * Opened secrets per key-encryption key, by table, credential key and seal (its wrapped data key, IV and tag: a
- * credential sealed again is a new entry), oldest first, at most {@link OPENED_CREDENTIALS_SIZE} per key.
- */
-const openedCredentials = new WeakMap<KeyEncryptionKey, Map<string, Promise<Record<string, string>>>>();
-const OPENED_CREDENTIALS_SIZE = 200;
-
-/**
- * The secrets of `sealed`, opened with `kek` under `context`; with `cache` (not for inbound hooks, whose work must
- * not depend on earlier requests, D22) at most once per process and seal. Frozen (callers share it); a failure is
- * not kept.
- */
-function openedSecrets(
-  store: Store,
-  kek: KeyEncryptionKey,
-  key: { pk: string; sk: string },
-  sealed: SealedSecret,
-  context: EncryptionContext,
-  cache: boolean,
-): Promise<Record<string, string>> {
-  const open = async () => Object.freeze(JSON.parse(await openSecret(kek, sealed, context)) as Record<string, string>);
-  if (!cache) return open();
-  let opened = openedCredentials.get(kek);
-  if (!opened) openedCredentials.set(kek, (opened = new Map<string, Promise<Record<string, string>>>()));
-  const id = [store.tableName, key.pk, key.sk, sealed.wrapped_key, sealed.iv, sealed.tag].join('\n');
-  let secrets = opened.get(id);
-  if (!secrets) {
-    secrets = open();
-    const mine = secrets;
-    secrets.catch(() => {
-      if (opened.get(id) === mine) opened.delete(id);
-    });
-  }
-  opened.delete(id);
-  opened.set(id, secrets);
-  if (opened.size > OPENED_CREDENTIALS_SIZE) opened.delete(opened.keys().next().value!);
-  return secrets;
-}
-
-/**
  * Reads and opens the credential of `projectId` and `kind` (and `subjectId` for a person's; strongly
  * consistent): its description and its secrets, or null when none is stored — or when `teamId` is given and
- * the credential belongs to another team. The read is made every time; the data-key unwrap (a KMS call on AWS) once
- * per process and seal. Throws `CredentialDecryptionError` when it does not open.
+ * the credential belongs to another team. Throws `CredentialDecryptionError` when it does not open.
  */
-export function openCredential(
+export async function openCredential(
   store: Store,
   kek: KeyEncryptionKey,
   projectId: string,
@@ -208,27 +168,17 @@ export function openCredential(
   teamId?: string,
   subjectId?: string,
 ): Promise<{ description: CredentialDescription; secrets: Record<string, string> } | null> {
-  return readCredential(store, kek, projectId, kind, teamId, subjectId, true);
-}
-
-/** {@link openCredential}, opening the seal through the process's cache or, without `cache`, every time. */
-async function readCredential(
-  store: Store,
-  kek: KeyEncryptionKey,
-  projectId: string,
-  kind: CredentialKind,
-  teamId: string | undefined,
-  subjectId: string | undefined,
-  cache: boolean,
-): Promise<{ description: CredentialDescription; secrets: Record<string, string> } | null> {
-  const key = credentialKey(projectId, kind, subjectId);
-  const item = await store.get(key);
+  const item = await store.get(credentialKey(projectId, kind, subjectId));
   if (!item) return null;
   const { sealed, ...stored } = parseStoredCredential(item);
   const description = descriptionOf(stored);
   if (teamId !== undefined && description.team_id !== teamId) return null;
-  const context = contextOf({ teamId: description.team_id, projectId, kind, subjectId });
-  return { description, secrets: await openedSecrets(store, kek, key, sealed, context, cache) };
+  const plaintext = await openSecret(
+    kek,
+    sealed,
+    contextOf({ teamId: description.team_id, projectId, kind, subjectId }),
+  );
+  return { description, secrets: JSON.parse(plaintext) as Record<string, string> };
 }
 
 /** Per key-encryption key: a sealed decoy of a credential's size, opened when there is no credential to open. */
@@ -250,7 +200,7 @@ function decoyOf(kek: KeyEncryptionKey): Promise<{ sealed: SealedSecret; context
  * {@link openCredential} for an inbound hook, which must not tell whether a project exists by its timing
  * (DESIGN D22): when no credential of `projectId` and `kind` is stored (an unknown or unconnected project),
  * a decoy of the same size is opened instead — the same data-key unwrap (one KMS call on AWS) and
- * decryption — before null is returned. Never from the process's cache: the work is the same on every request.
+ * decryption — before null is returned.
  */
 export async function openCredentialInConstantWork(
   store: Store,
@@ -258,7 +208,7 @@ export async function openCredentialInConstantWork(
   projectId: string,
   kind: CredentialKind,
 ) {
-  const credential = await readCredential(store, kek, projectId, kind, undefined, undefined, false);
+  const credential = await openCredential(store, kek, projectId, kind);
   if (credential) return credential;
   const decoy = await decoyOf(kek);
   JSON.parse(await openSecret(kek, decoy.sealed, decoy.context));
