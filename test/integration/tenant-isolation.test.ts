@@ -12,7 +12,7 @@
  *   whatever ids are sent (decided before any read, so nothing about existence leaks); the token mints
  *   only within its own project.
  */
-/// <reference types="vite/client" />
+import { readdirSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../shared/clock.js';
 import { AUTHENTICATED } from '../../shared/operations/definition.js';
@@ -33,9 +33,18 @@ import portalCases from '../isolation/portal-sessions.js';
 import { subscriberPrincipal } from '../../shared/domain/portal-sessions/links.js';
 import type { OperationId } from '../../shared/operations/registry.js';
 
-// Every object module's cases, one file per module folder (`test/isolation/<folder>.ts`).
-const CASE_FILES = import.meta.glob<{ default?: IsolationCases<unknown> }>('../isolation/*.ts', { eager: true });
-const CASE_MODULES = Object.values(CASE_FILES).flatMap((file) => (file.default ? [file.default] : []));
+// Every object module's cases, one file per module folder (`test/isolation/<folder>.ts`), in file name order.
+const CASE_DIRECTORY = new URL('../isolation/', import.meta.url);
+const CASE_FILES = readdirSync(CASE_DIRECTORY)
+  .filter((name) => name.endsWith('.ts'))
+  .sort();
+const CASE_MODULES = (
+  await Promise.all(
+    CASE_FILES.map(
+      (name) => import(new URL(name, CASE_DIRECTORY).href) as Promise<{ default?: IsolationCases<unknown> }>,
+    ),
+  )
+).flatMap((file) => (file.default ? [file.default] : []));
 const OPERATION_CASES = new Map<string, OperationCases<unknown>>(
   CASE_MODULES.flatMap((module) => Object.entries(module.operations)),
 );

@@ -58,8 +58,9 @@ describe('serviceTracer (in a Lambda environment)', () => {
     vi.stubEnv('_X_AMZN_TRACE_ID', 'Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1');
     const https = createRequire(import.meta.url)('node:https') as typeof import('node:https');
     const request = https.request;
-    vi.resetModules(); // a tracer created under these settings, not the one of the tests above
-    const { serviceTracer: freshTracer } = await import('../../shared/aws/tracing.js');
+    // A second instance of the module (its own URL), so a tracer created under these settings, not the one above.
+    const fresh = new URL('../../shared/aws/tracing.ts?in-lambda', import.meta.url).href;
+    const { serviceTracer: freshTracer } = (await import(fresh)) as typeof import('../../shared/aws/tracing.js');
     expect(freshTracer().isTracingEnabled()).toBe(true);
     expect(https.request).toBe(request);
     expect(diagnosticsChannel.hasSubscribers('undici:request:create')).toBe(false);
