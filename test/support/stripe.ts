@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import Stripe from 'stripe';
+import type { caller } from './calls.js';
 import type { FakeStripeApi } from './stripe-api.js';
 
 /** The Stripe API version the bodies claim. */
@@ -38,24 +39,20 @@ export async function connectStripe(
   return { webhookSecret, secretKey };
 }
 
-/** A test file's REST caller that expects a status and returns the JSON body (`caller(...).ok`). */
-type ExpectingCall = (method: string, path: string, body: unknown, status?: number) => Promise<any>;
-
 /**
- * {@link connectStripe} through `ok`, then a monthly plan of 9.00 EUR (with `fields` added) created over REST and
- * synced to Stripe (asserted). Resolves with the plan's JSON and the webhook signing secret.
+ * {@link connectStripe} through a test file's `ok` ({@link caller}), then a monthly plan of 9.00 EUR created over REST
+ * and synced to Stripe (it throws otherwise). Resolves with the plan's JSON and the webhook signing secret.
  */
 export async function connectStripeWithPlan(
   stripeApi: FakeStripeApi,
-  ok: ExpectingCall,
+  ok: ReturnType<typeof caller>['ok'],
   projectId: string,
-  fields: Record<string, unknown> = {},
 ): Promise<{ plan: Record<string, any>; webhookSecret: string }> {
   const { webhookSecret } = await connectStripe(stripeApi, (path, body) => ok('PUT', path, body), projectId);
   const plan = (await ok(
     'POST',
     `/v1/projects/${projectId}/plans`,
-    { name: 'Monthly', amount: 900, currency: 'EUR', interval: 'month', ...fields },
+    { name: 'Monthly', amount: 900, currency: 'EUR', interval: 'month' },
     201,
   )) as Record<string, any>;
   if (plan.sync_status !== 'synced') throw new Error(`the plan is not synced to Stripe: ${String(plan.sync_status)}`);
