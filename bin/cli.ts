@@ -7,17 +7,21 @@
 import { parseArgs } from 'node:util';
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
+import { operatorPrincipal, type Principal } from '../shared/auth/principal.js';
 import { ABILITY_VALUES } from '../shared/catalogues/abilities.js';
 import { systemClock } from '../shared/clock.js';
 import { localConfig } from '../shared/config.js';
-import { listTokens, mintToken, revokeToken } from '../shared/domain/tokens/repository.js';
-import { changeTier, markInvoicePaid, markInvoicePaymentFailed } from '../shared/domain/billing/changes.js';
 import { BILLING_TIERS } from '../shared/domain/billing/schema.js';
-import type { UnitOfWorkRuntime } from '../shared/store/unit-of-work.js';
-import { createTeam } from '../shared/domain/teams/repository.js';
+import { findTeam } from '../shared/domain/teams/repository.js';
+import { teamOfToken } from '../shared/domain/tokens/repository.js';
 import { createSignInLink } from '../shared/dashboard/sessions.js';
 import { ProblemError, toProblem } from '../shared/errors.js';
+import { logger } from '../shared/logger.js';
+import { handlerOf } from '../shared/domain/handlers.js';
+import type { InternalOperationId, OperationId } from '../shared/operations/registry.js';
+import type { Runtime } from '../shared/runtime.js';
 import { createStore, type Store } from '../shared/store/store.js';
+import { runOperation } from '../shared/web/run-operation.js';
 
 const USAGE = `Usage: npm run -s cli -- <command> [options]     (-s: no npm banner, so the JSON pipes into jq)
 
@@ -61,11 +65,49 @@ function theStore(): Store {
 }
 
 /**
- * The unit-of-work runtime of the CLI: the store, the system clock, no outbox relay to wake (the sweeper or the stream
- * finds the events).
+ * The operator's runtime: the store and the system clock. It sends no messages and schedules nothing: the running
+ * service's sweeper (on AWS, the table's stream) finds the events the commands commit.
  */
-function billingRuntime(): UnitOfWorkRuntime {
-  return { store: theStore(), clock: systemClock, eventsCommitted: () => undefined };
+function operatorRuntime(): Runtime {
+  const none = () => {
+    throw new Error('The operator CLI sends no messages and schedules nothing.');
+  };
+  return {
+    store: theStore(),
+    clock: systemClock,
+    eventsCommitted: () => undefined,
+    timeScale: 1,
+    deliveryQueue: { send: none },
+    retryScheduler: { schedule: none },
+    transport: { send: none },
+  };
+}
+
+/**
+ * Runs an operation as the operator (`principal`, or none for a team to be created) through the pipeline, surface
+ * `operator` (DESIGN D35): the team's activity log gets the entry. Returns the result; throws the problem, or the
+ * unexpected error behind it (so an unreachable store is named).
+ */
+async function operate<T>(
+  principal: Principal | null,
+  operationId: OperationId | InternalOperationId,
+  input: Record<string, unknown>,
+): Promise<T> {
+  const outcome = await runOperation<T>(operatorRuntime(), principal, operationId, input, {
+    requestId: randomUUID(),
+    handler: handlerOf(operationId),
+    surface: 'operator',
+  });
+  if (outcome.ok) return outcome.result;
+  if (outcome.cause instanceof Error) throw outcome.cause;
+  const { code, detail, errors } = outcome.problem;
+  throw new ProblemError(code, detail, { errors });
+}
+
+/** The operator's principal for existing team `teamId`; NOT_FOUND when there is no such team (deleted ones count). */
+async function operatorOf(teamId: string): Promise<Principal> {
+  if (!(await findTeam(theStore(), teamId))) throw new ProblemError('NOT_FOUND', `No team ${teamId}.`);
+  return operatorPrincipal(teamId);
 }
 
 function options<T extends Record<string, { type: 'string'; multiple?: boolean }>>(spec: T, allowPositionals = false) {
@@ -95,7 +137,9 @@ async function run(): Promise<unknown> {
   switch (command) {
     case 'team create': {
       const { values } = options({ name: { type: 'string' } });
-      const team = await createTeam(theStore(), systemClock, { name: required(values.name, '--name') });
+      const team = await operate<{ id: string; name: string }>(null, 'createTeam', {
+        name: required(values.name, '--name'),
+      });
       return { id: team.id, name: team.name };
     }
     case 'token create': {
@@ -114,27 +158,32 @@ async function run(): Promise<unknown> {
       const projectIds = (values.project ?? [])
         .flatMap((value) => value.split(','))
         .map((id) => uuid(id.trim(), '--project'));
-      const token = await mintToken(theStore(), systemClock, {
-        teamId,
-        abilities,
-        projectIds,
-        name: values.name ?? null,
-      });
+      const token = await operate<{ id: string; token: string; abilities: string[]; scopes: string[] }>(
+        await operatorOf(teamId),
+        'createToken',
+        { abilities, ...(projectIds.length ? { project_ids: projectIds } : {}), name: values.name },
+      );
       return { id: token.id, token: token.token, abilities: token.abilities, scopes: token.scopes };
     }
     case 'token revoke': {
       const { positionals } = options({}, true);
       const id = required(positionals[0], '<token id>');
-      const token = await revokeToken(theStore(), systemClock, null, id);
+      const teamId = await teamOfToken(theStore(), id);
+      if (!teamId) throw new ProblemError('NOT_FOUND', `No token ${id}.`);
+      const token = await operate<{ id: string; revoked_at: string }>(operatorPrincipal(teamId), 'revokeToken', { id });
       return { id: token.id, revoked_at: token.revoked_at };
     }
     case 'token list': {
       const { values } = options({ team: { type: 'string' } });
-      const teamId = uuid(required(values.team, '--team'), '--team');
+      const principal = await operatorOf(uuid(required(values.team, '--team'), '--team'));
       const all: unknown[] = [];
       let cursor: string | undefined;
       do {
-        const page = await listTokens(theStore(), teamId, { limit: 100, cursor, include_revoked: true });
+        const page = await operate<{ data: unknown[]; next_cursor: string | null }>(principal, 'listTokens', {
+          limit: 100,
+          include_revoked: true,
+          ...(cursor ? { cursor } : {}),
+        });
         all.push(...page.data);
         cursor = page.next_cursor ?? undefined;
       } while (cursor);
@@ -149,23 +198,20 @@ async function run(): Promise<unknown> {
           errors: [{ path: '--tier', message: `one of ${BILLING_TIERS.join(', ')}` }],
         });
       }
-      return changeTier(billingRuntime(), teamId, tier as (typeof BILLING_TIERS)[number]);
+      return operate(await operatorOf(teamId), 'changeBillingTier', { tier });
     }
     case 'billing invoice-paid': {
       const { values } = options({ team: { type: 'string' }, invoice: { type: 'string' } });
-      return markInvoicePaid(
-        billingRuntime(),
-        uuid(required(values.team, '--team'), '--team'),
-        uuid(required(values.invoice, '--invoice'), '--invoice'),
-      );
+      return operate(await operatorOf(uuid(required(values.team, '--team'), '--team')), 'markBillingInvoicePaid', {
+        invoice_id: uuid(required(values.invoice, '--invoice'), '--invoice'),
+      });
     }
     case 'billing invoice-failed': {
       const { values } = options({ team: { type: 'string' }, invoice: { type: 'string' }, reason: { type: 'string' } });
-      return markInvoicePaymentFailed(
-        billingRuntime(),
-        uuid(required(values.team, '--team'), '--team'),
-        uuid(required(values.invoice, '--invoice'), '--invoice'),
-        values.reason ?? null,
+      return operate(
+        await operatorOf(uuid(required(values.team, '--team'), '--team')),
+        'markBillingInvoicePaymentFailed',
+        { invoice_id: uuid(required(values.invoice, '--invoice'), '--invoice'), reason: values.reason },
       );
     }
     case 'member sign-in-link': {
@@ -217,6 +263,9 @@ function storeProblem(error: unknown): ProblemError | null {
   }
   return null;
 }
+
+// stdout carries the command's JSON and stderr its one problem document: the pipeline's log lines would break both.
+logger.setLogLevel('SILENT');
 
 const { values: global } = parseArgs({
   args: argv,

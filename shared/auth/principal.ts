@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import baseX from 'base-x';
-import type { Ability } from '../catalogues/abilities.js';
+import { ABILITY_VALUES, type Ability } from '../catalogues/abilities.js';
 import { systemClock } from '../clock.js';
 import { ProblemError } from '../errors.js';
 import { parseTokenCredential } from '../domain/tokens/record.js';
@@ -48,6 +48,8 @@ export interface Principal {
   team?: { id: string; name: string; created_at: string } | null;
   /** The OAuth grant that issued the bearer token (DESIGN D30); absent or null for other tokens and principals. */
   oauthGrantId?: string | null;
+  /** True for the service's operator ({@link operatorPrincipal}); absent otherwise. */
+  operator?: boolean;
 }
 
 /** The prefix of {@link Principal.tokenId} for a team member acting in the dashboard. */
@@ -84,13 +86,31 @@ export function memberPrincipal(input: {
   };
 }
 
+/** The {@link Principal.tokenId} of the operator: no token, no member. */
+const OPERATOR_ACTOR_ID = 'operator';
+
+/**
+ * The principal of the service's operator acting on team `teamId` through the operator CLI (DESIGN §5): every ability,
+ * every project, no token; its writes are exempt from the billing lockdown (D20: the operator is not the creator).
+ */
+export function operatorPrincipal(teamId: string): Principal {
+  return {
+    tokenId: OPERATOR_ACTOR_ID,
+    teamId,
+    abilities: new Set(ABILITY_VALUES),
+    projectIds: null,
+    team: null,
+    operator: true,
+  };
+}
+
 /**
  * Who an activity entry names (DESIGN D5, D21, D27): the token, or for a dashboard action the team member;
  * a portal or join-page action names neither (its entry's surface is `portal`; the subscriber is the object acted on).
  */
 export function actorOf(principal: Principal): { token_id: string | null; member_id: string | null } {
   if (principal.memberId) return { token_id: null, member_id: principal.memberId };
-  // Only a bearer token's id (a ULID) names a token; a subscriber in the portal or a join page names none.
+  // Only a bearer token's id (a ULID) names a token; a portal subscriber, a join page or the operator names none.
   return { token_id: TOKEN_ID.test(principal.tokenId) ? principal.tokenId : null, member_id: null };
 }
 

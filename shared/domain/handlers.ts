@@ -33,6 +33,8 @@ import { membersInternalHandlers } from './members/internal-handlers.js';
 import { tokensInternalHandlers } from './tokens/internal-handlers.js';
 import { subscriptionsInternalHandlers } from './subscriptions/internal-handlers.js';
 import { accessCodesInternalHandlers } from './access-codes/internal-handlers.js';
+import { teamsInternalHandlers } from './teams/internal-handlers.js';
+import { billingInternalHandlers } from './billing/internal-handlers.js';
 
 /**
  * Every operation's handler by operation id (runtime code: the local server, the `$default` route and
@@ -78,6 +80,8 @@ const INTERNAL_HANDLERS = {
   ...messagesInternalHandlers,
   ...subscriptionsInternalHandlers,
   ...accessCodesInternalHandlers,
+  ...teamsInternalHandlers,
+  ...billingInternalHandlers,
 } satisfies Record<InternalOperationId, unknown>;
 
 /** Every routed and internal operation's handler type, by operation id (pages pick theirs: `pageOperations`). */

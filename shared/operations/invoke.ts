@@ -72,7 +72,13 @@ export interface Invocation {
  */
 export type InvocationOutcome = (
   | { ok: true; result: unknown; replayed: boolean }
-  | { ok: false; problem: ProblemDocument; headers: Record<string, string> }
+  | {
+      ok: false;
+      problem: ProblemDocument;
+      headers: Record<string, string>;
+      /** The unexpected error behind an INTERNAL_ERROR, never shown to a caller: the operator CLI diagnoses it. */
+      cause?: unknown;
+    }
 ) & { rate?: RateLimitState };
 
 /** The stored response of a result (DESIGN D3): the success status and the result's JSON, the same on every surface. */
@@ -89,11 +95,11 @@ function replayOf(stored: StoredResponse): InvocationOutcome {
 }
 
 /**
- * True when a write runs without the billing lockdown guard (DESIGN D20): the operation is `lockdown: 'exempt'`, or
- * the caller is a subscriber in the portal (the subscriber side keeps running on a locked team).
+ * True when a write runs without the billing lockdown guard (DESIGN D20): the operation is `lockdown: 'exempt'`, the
+ * caller is a subscriber in the portal (the subscriber side keeps running on a locked team), or it is the operator.
  */
 function lockdownExempt(operation: PipelineOperation, principal: Principal): boolean {
-  return operation.lockdown === 'exempt' || Boolean(principal.subscriberId);
+  return operation.lockdown === 'exempt' || Boolean(principal.subscriberId) || Boolean(principal.operator);
 }
 
 /**
@@ -248,7 +254,7 @@ export async function invokeOperation(call: Invocation): Promise<InvocationOutco
     if (!(failure instanceof ProblemError))
       logger.error('unexpected error', { request_id: requestId, operation: operation.id, error: failure as Error });
     const { problem, headers } = toProblem(failure, requestId);
-    outcome = { ok: false, problem, headers, rate };
+    outcome = { ok: false, problem, headers, rate, ...(failure instanceof ProblemError ? {} : { cause: failure }) };
     return outcome;
   } finally {
     // Written here unless the write's own transaction already holds the entry of this (successful) answer.

@@ -21,14 +21,21 @@ export interface ListPage<T> {
 
 /** What a dashboard action got: the operation's result (maybe replayed), or its problem document. */
 export type OperationOutcome<T = unknown> =
-  { ok: true; result: T; replayed: boolean } | { ok: false; problem: ProblemDocument };
+  { ok: true; result: T; replayed: boolean } | { ok: false; problem: ProblemDocument; cause?: unknown };
+
+/** Where field errors point, and what the problem says: an HTML surface's form, the operator CLI's options. */
+const INVALID_INPUT = {
+  form: { path: 'form', detail: 'The form is not valid.' },
+  options: { path: 'options', detail: 'The options are not valid.' },
+};
 
 /**
- * Runs a registry or internal operation for an HTML surface (D13, D21, D35) via `invokeOperation`, as a team member, a
- * portal subscriber, or nobody for a public one: field errors under `form.`, `idempotencyKey` makes a double submit
- * replay. `handler` is the operation's handler, given by the surface (each carries only the handlers it runs) or a
- * dashboard variant (D8 rotation); `surface: 'portal'` for public pages (D26, D27); `clientIp` for per-IP limits (D4).
- * Never throws.
+ * Runs a registry or internal operation for an HTML surface (D13, D21, D35) or the operator CLI via
+ * `invokeOperation`, as a team member, a portal subscriber, the operator, or nobody for a public one: field errors
+ * under `form.` (the CLI's under `options.`), `idempotencyKey` makes a double submit replay. `handler` is the
+ * operation's handler, given by the surface (each carries only the handlers it runs) or a dashboard variant (D8
+ * rotation); `surface: 'portal'` for public pages (D26, D27), `'operator'` for the CLI; `clientIp` for per-IP limits
+ * (D4). Never throws.
  */
 export async function runOperation<T = unknown>(
   runtime: Runtime,
@@ -39,35 +46,39 @@ export async function runOperation<T = unknown>(
     requestId: string;
     idempotencyKey?: string;
     handler: AnyHandler;
-    surface?: Extract<ActivitySurface, 'dashboard' | 'portal'>;
+    surface?: Extract<ActivitySurface, 'dashboard' | 'portal' | 'operator'>;
     clientIp?: string;
   },
 ): Promise<OperationOutcome<T>> {
   const operation = pipelineOperationById(operationId);
+  const surface = options.surface ?? 'dashboard';
+  const fields = surface === 'operator' ? INVALID_INPUT.options : INVALID_INPUT.form;
   const outcome = await invokeOperation({
     runtime,
     principal,
     operation,
     handler: options.handler,
-    surface: options.surface ?? 'dashboard',
+    surface,
     requestId: options.requestId,
     clientIp: options.clientIp,
     decode: () => {
       const parsed = inputSchemaOf(operation, { withIdempotencyKey: false }).safeParse(input);
       if (!parsed.success)
-        throw new ProblemError('VALIDATION_FAILED', 'The form is not valid.', {
-          errors: fieldErrors('form', parsed.error.issues),
+        throw new ProblemError('VALIDATION_FAILED', fields.detail, {
+          errors: fieldErrors(fields.path, parsed.error.issues),
         });
       const args = parsed.data;
       return {
         input: args,
-        idempotencyKey: isWrite(operation) ? parseIdempotencyKey(options.idempotencyKey, 'form.idempotency_key') : null,
-        fingerprint: [principal?.tokenId ?? '', 'dashboard', operation.id, JSON.stringify(args)],
-        cursorField: 'form.cursor',
+        idempotencyKey: isWrite(operation)
+          ? parseIdempotencyKey(options.idempotencyKey, `${fields.path}.idempotency_key`)
+          : null,
+        fingerprint: [principal?.tokenId ?? '', surface, operation.id, JSON.stringify(args)],
+        cursorField: `${fields.path}.cursor`,
       };
     },
   });
   return outcome.ok
     ? { ok: true, result: outcome.result as T, replayed: outcome.replayed }
-    : { ok: false, problem: outcome.problem };
+    : { ok: false, problem: outcome.problem, cause: outcome.cause };
 }

@@ -1,31 +1,36 @@
 /**
  * The operator CLI as an operator uses it (DESIGN §5, README "Operator CLI"): `npm run -s cli -- ...`
  * prints only JSON on stdout (so it pipes into `jq`), `--help` prints the usage and exits 0,
- * `--abilities all` grants the whole catalogue, and an unreachable store (or one without the tables) is
+ * `--abilities all` grants the whole catalogue, every command runs through the pipeline (the team's activity log
+ * names the operator, refusals included), and an unreachable store (or one without the tables) is
  * a problem that asks whether `npm start` is running — never "retry with the same idempotency key".
  */
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ABILITY_VALUES } from '../../shared/catalogues/abilities.js';
+import { listActivity } from '../../shared/domain/activity/repository.js';
+import type { Store } from '../../shared/store/store.js';
 import { runCli } from '../support/local-process.js';
 import { createTestStore } from '../support/store.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 let env: NodeJS.ProcessEnv;
+let store: Store;
 
 beforeAll(async () => {
-  const store = await createTestStore();
+  store = await createTestStore();
   env = {
     ...process.env,
     DYNAMODB_ENDPOINT: process.env.DYNAMODB_ENDPOINT,
     TABLE_NAME: store.tableName,
     DEAD_LETTER_TABLE_NAME: store.deadLetterTableName,
   };
-  store.document.destroy();
 });
+
+afterAll(() => store.document.destroy());
 
 /** Runs `npm run -s cli -- <args>` from the repository, as the README tells operators to. */
 function npmRunCli(
@@ -70,6 +75,30 @@ describe('operator CLI', () => {
     const minted = JSON.parse(token.stdout) as { abilities: string[]; scopes: string[]; token: string };
     expect([...minted.abilities].sort()).toEqual([...ABILITY_VALUES].sort());
     expect(minted.scopes).toEqual([`scope:team:${created.id}`]);
+  });
+
+  it('runs each command through the pipeline: the team’s log names the operator for every write, refusals included', async () => {
+    const team = JSON.parse((await runCli(['team', 'create', '--name', 'Logged'], env)).stdout) as { id: string };
+    const minted = await runCli(['token', 'create', '--team', team.id, '--abilities', 'project:view-any'], env);
+    const token = JSON.parse(minted.stdout) as { id: string };
+    expect((await runCli(['token', 'revoke', token.id], env)).code).toBe(0);
+    expect((await runCli(['token', 'list', '--team', team.id], env)).code).toBe(0);
+    expect((await runCli(['billing', 'set-tier', '--team', team.id, '--tier', 'pro'], env)).code).toBe(0);
+    const unknownInvoice = ['billing', 'invoice-paid', '--team', team.id, '--invoice', crypto.randomUUID()];
+    expect(JSON.parse((await runCli(unknownInvoice, env)).stderr)).toMatchObject({ code: 'NOT_FOUND' });
+    // A team that does not exist gets no log: the command is refused before it runs.
+    const elsewhere = await runCli(['billing', 'set-tier', '--team', crypto.randomUUID(), '--tier', 'pro'], env);
+    expect(JSON.parse(elsewhere.stderr)).toMatchObject({ code: 'NOT_FOUND' });
+
+    const { data } = await listActivity(store, team.id, { limit: 10 });
+    expect(data.map(({ operation, outcome, status }) => ({ operation, outcome, status })).reverse()).toEqual([
+      { operation: 'createTeam', outcome: 'ok', status: 200 },
+      { operation: 'createToken', outcome: 'ok', status: 201 },
+      { operation: 'revokeToken', outcome: 'ok', status: 200 },
+      { operation: 'changeBillingTier', outcome: 'ok', status: 200 },
+      { operation: 'markBillingInvoicePaid', outcome: 'NOT_FOUND', status: 404 },
+    ]);
+    for (const entry of data) expect(entry).toMatchObject({ surface: 'operator', token_id: null, member_id: null });
   });
 
   it('prints the usage on stdout and exits 0 for --help and -h, whatever the command', async () => {

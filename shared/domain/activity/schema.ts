@@ -4,9 +4,9 @@ import { ListQuery, Timestamp, Uuid, listOf } from '../../schemas/common.js';
 
 /**
  * The surfaces an activity entry can come from (a closed list, written once): `portal` is the subscriber portal and the
- * join pages (DESIGN D26, D27).
+ * join pages (DESIGN D26, D27); `operator` is the operator CLI (DESIGN §5), whose entries name no token or member.
  */
-const ACTIVITY_SURFACES = ['rest', 'mcp', 'dashboard', 'portal'] as const;
+const ACTIVITY_SURFACES = ['rest', 'mcp', 'dashboard', 'portal', 'operator'] as const;
 /** One of the activity surfaces (a closed list, written once). */
 export type ActivitySurface = (typeof ACTIVITY_SURFACES)[number];
 
@@ -21,7 +21,9 @@ export const ActivityEntry = z
     occurred_at: Timestamp,
     token_id: z
       .nullable(z.string())
-      .check(z.describe('The invoking token; null for an unauthenticated request or a dashboard action.')),
+      .check(
+        z.describe('The invoking token; null for an unauthenticated request, a dashboard action or the operator.'),
+      ),
     member_id: z
       .nullable(z.string())
       .check(z.describe('The team member who acted in the dashboard (surface `dashboard`); null otherwise.')),

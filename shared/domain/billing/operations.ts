@@ -1,5 +1,6 @@
 import { defineModule, defineOperation } from '../../operations/definition.js';
 import { IdParams } from '../../schemas/common.js';
+import { billingInternalOperations } from './internal-operations.js';
 import {
   BillingAccount,
   BillingInvoice,
@@ -66,4 +67,5 @@ export const billingModule = defineModule({
       lockdown: 'exempt',
     }),
   },
+  internal: billingInternalOperations,
 });

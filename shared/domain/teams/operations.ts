@@ -1,4 +1,5 @@
 import { AUTHENTICATED, defineModule, defineOperation } from '../../operations/definition.js';
+import { teamsInternalOperations } from './internal-operations.js';
 import { DeleteTeamQuery, Team, UpdateTeamRequest } from './schema.js';
 
 /** The team operations (DESIGN D13, D19). */
@@ -40,4 +41,5 @@ export const teamsModule = defineModule({
       rest: { method: 'DELETE', path: '/v1/teams/current', successStatus: 200 },
     }),
   },
+  internal: teamsInternalOperations,
 });

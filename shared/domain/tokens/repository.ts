@@ -124,21 +124,21 @@ export async function mintToken(
 }
 
 /**
- * Revokes a token of `teamId` (sets `revoked_at`; null `teamId` = any team, for the operator CLI). Throws
- * NOT_FOUND when the token does not exist or belongs to another team (no existence leak). Revoking twice
- * keeps the first `revoked_at`. A token issued through OAuth also revokes its grant (DESIGN D30), so
- * the grant's refresh tokens stop working too.
+ * Revokes a token of `teamId` (sets `revoked_at`). Throws NOT_FOUND when the token does not exist or belongs to
+ * another team (no existence leak). Revoking twice keeps the first `revoked_at`. A token issued through OAuth also
+ * revokes its grant (DESIGN D30), so the grant's refresh tokens stop working too.
  */
-export async function revokeToken(
-  store: Store,
-  clock: Clock,
-  teamId: string | null,
-  tokenId: string,
-): Promise<TokenRecord> {
+export async function revokeToken(store: Store, clock: Clock, teamId: string, tokenId: string): Promise<TokenRecord> {
   const token = await tokenStore.revoke(store, tokenId, teamId, isoTime(clock.nowMs()));
   if (!token) throw new ProblemError('NOT_FOUND', `No token ${tokenId}.`);
   if (token.oauth_grant_id !== undefined) await revokeOAuthGrant(store, clock, token.oauth_grant_id);
   return toToken(token);
+}
+
+/** The team of token `tokenId` (one BatchGetItem), or null when there is no such token: the operator CLI's lookup. */
+export async function teamOfToken(store: Store, tokenId: string): Promise<string | null> {
+  const [token] = await tokenStore.loadMany(store, [tokenId]);
+  return token?.team_id ?? null;
 }
 
 /**

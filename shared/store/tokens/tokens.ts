@@ -82,16 +82,16 @@ export const tokenStore = {
   },
 
   /**
-   * Sets `revoked_at = nowIso` unless already set (the first time stays), on a token of `teamId` (null: of any
-   * team). Returns the token as revoked, or null when it does not exist or is another team's.
+   * Sets `revoked_at = nowIso` unless already set (the first time stays), on a token of `teamId`. Returns the token as
+   * revoked, or null when it does not exist or is another team's.
    */
-  async revoke(store: Store, tokenId: string, teamId: string | null, nowIso: string): Promise<StoredToken | null> {
+  async revoke(store: Store, tokenId: string, teamId: string, nowIso: string): Promise<StoredToken | null> {
     try {
       const item = await store.update({
         Key: keys.token(tokenId),
         UpdateExpression: 'SET revoked_at = if_not_exists(revoked_at, :now)',
-        ConditionExpression: teamId ? `${ITEM_EXISTS} AND team_id = :team` : ITEM_EXISTS,
-        ExpressionAttributeValues: { ':now': nowIso, ...(teamId ? { ':team': teamId } : {}) },
+        ConditionExpression: `${ITEM_EXISTS} AND team_id = :team`,
+        ExpressionAttributeValues: { ':now': nowIso, ':team': teamId },
         ReturnValues: 'ALL_NEW',
       });
       return parseStoredToken(item!);
