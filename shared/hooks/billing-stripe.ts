@@ -1,8 +1,12 @@
 import type Stripe from 'stripe';
-import { markInvoicePaid, markInvoicePaymentFailed } from '../domain/billing/changes.js';
-import { ProblemError } from '../errors.js';
+import { operatorPrincipal } from '../auth/principal.js';
+import { billingInternalHandlers } from '../domain/billing/internal-handlers.js';
+import { billingInternalOperations } from '../domain/billing/internal-operations.js';
+import { findTeam } from '../domain/teams/repository.js';
 import { billingStripeWebhookSecretOf } from '../integrations.js';
 import { logger } from '../logger.js';
+import { anyHandler } from '../operations/handler.js';
+import { invokeOperation } from '../operations/invoke.js';
 import type { Runtime } from '../runtime.js';
 import { isUuid, type HookAnswer, type HookHandler } from './hook.js';
 import { applyOnce, type HookReceiptRef } from './receipts.js';
@@ -13,8 +17,9 @@ import { STRIPE_SIGNATURE_REFUSED, verifiedStripeEvent } from './stripe-signatur
  * The operator's billing hook, `POST /hooks/billing/stripe` (DESIGN D20, D22): the operator's Stripe account reports
  * the teams' invoice payments. `Stripe-Signature` (300 s) with `BILLING_STRIPE_WEBHOOK_SECRET` (AWS: the `_ARN`
  * secret); none or not `whsec_...` → 400, Secrets Manager failing → 500. `invoice.paid` / `invoice.payment_failed`
- * naming `team_id` and `invoice_id` in `metadata` run `markInvoicePaid` / `markInvoicePaymentFailed`, idempotent on the
- * event id; anything else or refused → 200 `ignored`. 500 when not stored (Stripe retries).
+ * naming `team_id` and `invoice_id` in `metadata` run the operations `markBillingInvoicePaid` /
+ * `markBillingInvoicePaymentFailed` as the operator (surface `operator`, as the CLI's), idempotent on the event id;
+ * anything else or refused → 200 `ignored`. 500 when not stored (Stripe retries).
  */
 
 /** The project id the receipts are filed under (operator billing belongs to no project). */
@@ -23,6 +28,42 @@ const NO_PROJECT = 'operator';
 /** Why an invoice's payment failed, as far as the event tells (Stripe's error code; never card data), or null. */
 function failureReason(invoice: Stripe.Invoice): string | null {
   return invoice.last_finalization_error?.code ?? null;
+}
+
+/**
+ * Records `invoice`'s payment result for team `teamId` through the pipeline as the operator: null once recorded, or why
+ * not (NOT_FOUND: no such team or invoice; CONFLICT: the invoice's state does not allow it). Throws when the change was
+ * not stored.
+ */
+async function recordPaymentResult(
+  runtime: Runtime,
+  event: Stripe.InvoicePaidEvent | Stripe.InvoicePaymentFailedEvent,
+  teamId: string,
+  invoiceId: string,
+): Promise<string | null> {
+  // A team that does not exist gets no activity log.
+  if (!(await findTeam(runtime.store, teamId))) return `NOT_FOUND: No team ${teamId}.`;
+  const paid = event.type === 'invoice.paid';
+  const reason = paid ? null : failureReason(event.data.object);
+  const input = { invoice_id: invoiceId, ...(reason ? { reason } : {}) };
+  const operation = paid
+    ? billingInternalOperations.markBillingInvoicePaid
+    : billingInternalOperations.markBillingInvoicePaymentFailed;
+  const outcome = await invokeOperation({
+    runtime,
+    principal: operatorPrincipal(teamId),
+    operation,
+    handler: paid
+      ? anyHandler(billingInternalHandlers.markBillingInvoicePaid)
+      : anyHandler(billingInternalHandlers.markBillingInvoicePaymentFailed),
+    surface: 'operator',
+    requestId: `billing-stripe:${event.id}`,
+    decode: () => ({ input, idempotencyKey: null, fingerprint: [], cursorField: 'body.cursor' }),
+  });
+  if (outcome.ok) return null;
+  const { code, detail } = outcome.problem;
+  if (code === 'NOT_FOUND' || code === 'CONFLICT') return `${code}: ${detail}`;
+  throw outcome.cause instanceof Error ? outcome.cause : new Error(`${operation.id} failed: ${code}`);
 }
 
 /**
@@ -65,14 +106,7 @@ async function handleBillingStripeEvent(
       receipt,
       () => runtime.clock.nowMs(),
       async () => {
-        try {
-          if (event.type === 'invoice.paid') await markInvoicePaid(runtime, receipt.teamId, invoiceId.toLowerCase());
-          else await markInvoicePaymentFailed(runtime, receipt.teamId, invoiceId.toLowerCase(), failureReason(invoice));
-        } catch (error) {
-          if (!(error instanceof ProblemError && (error.code === 'NOT_FOUND' || error.code === 'CONFLICT')))
-            throw error;
-          refused = `${error.code}: ${error.message}`;
-        }
+        refused = await recordPaymentResult(runtime, event, receipt.teamId, invoiceId.toLowerCase());
       },
     );
     if (done === 'duplicate') return { status: 200, body: { received: true, duplicate: true } };

@@ -1,11 +1,11 @@
 /**
  * The operator's billing hook `POST /hooks/billing/stripe` (DESIGN D20, D22), against DynamoDB Local:
  * `invoice.payment_failed` and `invoice.paid` of the operator's Stripe account, carrying our team and
- * invoice ids in `metadata`, drive the operator CLI's use cases (grace period, payment, its lifting);
- * idempotent on the event id; verified with `BILLING_STRIPE_WEBHOOK_SECRET` (unset: every request 400) or, as
- * on AWS, the Secrets Manager secret `BILLING_STRIPE_WEBHOOK_SECRET_ARN` names (aws-sdk-client-mock: read once;
- * a placeholder refuses every request; Secrets Manager failing → 500); other events and invoices without our
- * metadata acknowledged and ignored. No network.
+ * invoice ids in `metadata`, drive the operator CLI's operations (grace period, payment, its lifting), logged
+ * as the operator's; idempotent on the event id; verified with `BILLING_STRIPE_WEBHOOK_SECRET` (unset: every
+ * request 400) or, as on AWS, the Secrets Manager secret `BILLING_STRIPE_WEBHOOK_SECRET_ARN` names
+ * (aws-sdk-client-mock: read once; a placeholder refuses every request; Secrets Manager failing → 500); other
+ * events and invoices without our metadata acknowledged and ignored. No network.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { GetSecretValueCommand, InternalServiceError, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
@@ -13,6 +13,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ManualClock } from '../../shared/clock.js';
 import { localKeyEncryptionKey } from '../../shared/credentials/local-key.js';
+import { listActivity } from '../../shared/domain/activity/repository.js';
 import { changeTier } from '../../shared/domain/billing/changes.js';
 import { getBillingOverview, listBillingInvoices } from '../../shared/domain/billing/reads.js';
 import type { EventEnvelope } from '../../shared/events/outbox.js';
@@ -131,6 +132,24 @@ describe('POST /hooks/billing/stripe', () => {
     expect(again.status).toBe(200);
     expect(again.body.ignored).toContain('CONFLICT');
     expect(await newEvents()).toEqual([]);
+  });
+
+  it('runs each payment result through the pipeline as the operator: one activity entry per event, refusals included', async () => {
+    const failed = operatorEvent('invoice.payment_failed');
+    await failed.send();
+    await failed.send();
+    await operatorEvent('invoice.paid').send();
+    await operatorEvent('invoice.paid').send();
+    await operatorEvent('invoice.paid', { team_id: randomUUID(), invoice_id: invoiceId }).send();
+
+    const { data } = await listActivity(runtime.store, team.team.id, { limit: 10 });
+    expect(
+      data.map(({ operation, outcome, surface, token_id }) => ({ operation, outcome, surface, token_id })),
+    ).toEqual([
+      { operation: 'markBillingInvoicePaid', outcome: 'CONFLICT', surface: 'operator', token_id: null },
+      { operation: 'markBillingInvoicePaid', outcome: 'ok', surface: 'operator', token_id: null },
+      { operation: 'markBillingInvoicePaymentFailed', outcome: 'ok', surface: 'operator', token_id: null },
+    ]);
   });
 
   it('acknowledges other events and invoices without our metadata, changing nothing but the receipt', async () => {
