@@ -2,7 +2,9 @@
  * Operator CLI (DESIGN §5; commands in USAGE, `member sign-in-link` is D21): JSON on stdout only; on failure a problem
  * document on stderr and exit 1 (2 for a usage error); `--help` prints the usage and exits 0. Store: DYNAMODB_ENDPOINT
  * (default http://127.0.0.1:$DYNAMODB_LOCAL_PORT, 8000), TABLE_NAME, DEAD_LETTER_TABLE_NAME; when it is unreachable or
- * has no tables, the problem asks whether `npm start` is running.
+ * has no tables, the problem asks whether `npm start` is running. The team and token commands and the billing ones run
+ * as operations through the pipeline with the operator's principal (surface `operator`, D35); a sign-in link is a
+ * credential of the dashboard's sign-in, made as its sessions are.
  */
 import { parseArgs } from 'node:util';
 import { randomUUID } from 'node:crypto';

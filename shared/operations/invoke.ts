@@ -76,7 +76,10 @@ export type InvocationOutcome = (
       ok: false;
       problem: ProblemDocument;
       headers: Record<string, string>;
-      /** The unexpected error behind an INTERNAL_ERROR, never shown to a caller: the operator CLI diagnoses it. */
+      /**
+       * The unexpected error behind an INTERNAL_ERROR, never shown to a caller: the operator CLI names an unreachable
+       * store with it, the billing hook rethrows it (so the provider sends the event again).
+       */
       cause?: unknown;
     }
 ) & { rate?: RateLimitState };

@@ -4,7 +4,8 @@ import { ListQuery, Timestamp, Uuid, listOf } from '../../schemas/common.js';
 
 /**
  * The surfaces an activity entry can come from (a closed list, written once): `portal` is the subscriber portal and the
- * join pages (DESIGN D26, D27); `operator` is the operator CLI (DESIGN §5), whose entries name no token or member.
+ * join pages (DESIGN D26, D27); `operator` is the operator CLI (DESIGN §5) and the operator's billing hook (D22), whose
+ * entries name no token or member.
  */
 const ACTIVITY_SURFACES = ['rest', 'mcp', 'dashboard', 'portal', 'operator'] as const;
 /** One of the activity surfaces (a closed list, written once). */

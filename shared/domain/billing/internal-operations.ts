@@ -7,8 +7,8 @@ import { BillingAccount, BillingInvoice } from './schema.js';
 const InvoiceResult = z.object({ billing_account: BillingAccount, invoice: BillingInvoice });
 
 /**
- * The operator's side of a team's own billing (DESIGN D20, D35): payment results recorded through the operator CLI
- * (surface `operator`), exempt from the billing lockdown (a payment is what lifts it).
+ * The operator's side of a team's own billing (DESIGN D20, D22, D35): payment results recorded by the operator CLI or
+ * the operator's billing Stripe hook (surface `operator`), exempt from the billing lockdown (a payment lifts it).
  */
 export const billingInternalOperations = {
   markBillingInvoicePaid: defineInternalOperation({

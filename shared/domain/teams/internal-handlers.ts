@@ -6,14 +6,8 @@ type Operations = NonNullable<typeof teamsModule.internal>;
 
 /** Creates a team and identifies it, so its log gets the entry (D35); errors as `createTeam`. */
 const createTeam: OperationHandler<Operations['createTeam']> = async (input, { runtime, identify }) => {
-  const team = await create(
-    runtime.store,
-    runtime.clock,
-    { name: input.name },
-    {
-      onEventsCommitted: () => runtime.eventsCommitted(),
-    },
-  );
+  const wake = { onEventsCommitted: () => runtime.eventsCommitted() };
+  const team = await create(runtime.store, runtime.clock, { name: input.name }, wake);
   identify?.({ teamId: team.id });
   return team;
 };
