@@ -19,7 +19,6 @@ import { teamOfToken } from '../shared/domain/tokens/repository.js';
 import { createSignInLink } from '../shared/dashboard/sessions.js';
 import { ProblemError, toProblem } from '../shared/errors.js';
 import { logger } from '../shared/logger.js';
-import { handlerOf } from '../shared/domain/handlers.js';
 import type { InternalOperationId, OperationId } from '../shared/operations/registry.js';
 import type { Runtime } from '../shared/runtime.js';
 import { createStore, type Store } from '../shared/store/store.js';
@@ -95,6 +94,8 @@ async function operate<T>(
   operationId: OperationId | InternalOperationId,
   input: Record<string, unknown>,
 ): Promise<T> {
+  // Every handler of the domain: loaded by the commands that run one, not by `--help`.
+  const { handlerOf } = await import('../shared/domain/handlers.js');
   const outcome = await runOperation<T>(operatorRuntime(), principal, operationId, input, {
     requestId: randomUUID(),
     handler: handlerOf(operationId),
