@@ -5,7 +5,8 @@
  * TIER_LIMIT_REACHED (402) for every limited create with one `billing.usage_limit_reached` per limit
  * and period, the 7-day grace period and the lockdown by the clock — BILLING_LOCKED (402) for creator
  * writes over REST and MCP, while reads, billing and the subscriber side (clock transitions, webhook
- * fan-out) keep running — lifted by paying; the operator CLI's billing commands through the CLI entry;
+ * fan-out) keep running — lifted by paying; the operator CLI's billing commands through the CLI entry, and its
+ * token for a locked team;
  * 402 in the OpenAPI document. Every event is read from the outbox and checked against its published
  * schema (`teamEvents`), with `project_id` null.
  */
@@ -13,6 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { isoTime } from '../../shared/clock.js';
+import { listActivity } from '../../shared/domain/activity/repository.js';
 import { changeTier, markInvoicePaid, markInvoicePaymentFailed } from '../../shared/domain/billing/changes.js';
 import { GRACE_PERIOD_MS, TIER_PRICES } from '../../shared/domain/billing/schema.js';
 import { relayOutbox } from '../../shared/domain/webhook-deliveries/sweeper.js';
@@ -201,13 +203,16 @@ describe('grace period and lockdown', () => {
 });
 
 describe('the operator CLI', () => {
+  /** The environment that points the CLI at this test's tables. */
+  const cliEnvironment = () => ({
+    ...process.env,
+    DYNAMODB_ENDPOINT: process.env.DYNAMODB_ENDPOINT,
+    TABLE_NAME: runtime.store.tableName,
+    DEAD_LETTER_TABLE_NAME: runtime.store.deadLetterTableName,
+  });
+
   it('sets the tier, records a failed and a paid invoice through the CLI entry, and refuses bad input', async () => {
-    const env = {
-      ...process.env,
-      DYNAMODB_ENDPOINT: process.env.DYNAMODB_ENDPOINT,
-      TABLE_NAME: runtime.store.tableName,
-      DEAD_LETTER_TABLE_NAME: runtime.store.deadLetterTableName,
-    };
+    const env = cliEnvironment();
     const tier = await runCli(['billing', 'set-tier', '--team', team.team.id, '--tier', 'pro'], env);
     expect(tier.code, tier.stderr).toBe(0);
     expect(JSON.parse(tier.stdout)).toMatchObject({ team_id: team.team.id, tier: 'pro', status: 'ok' });
@@ -248,6 +253,22 @@ describe('the operator CLI', () => {
     // Answers are the public shapes
     expect(tier.stdout + failed.stdout + paid.stdout).not.toContain(keys.billingAccount(team.team.id).sk + '"');
   }, 120_000);
+
+  it('is not held back by the lock: a locked team still gets a token from the operator, and its log shows who', async () => {
+    await lockTeam(runtime, team.team.id);
+    expectRestProblem(await createProject(), 'BILLING_LOCKED');
+    const minted = await runCli(
+      ['token', 'create', '--team', team.team.id, '--abilities', 'billing:view', '--name', 'to pay'],
+      cliEnvironment(),
+    );
+    expect(minted.code, minted.stderr).toBe(0);
+    const token = JSON.parse(minted.stdout) as { token: string };
+    expect((await rest(runtime, { method: 'GET', path: '/v1/billing', token: token.token })).json).toMatchObject({
+      status: 'locked',
+    });
+    const [entry] = (await listActivity(runtime.store, team.team.id, { limit: 1, operation: 'createToken' })).data;
+    expect(entry).toMatchObject({ surface: 'operator', outcome: 'ok', token_id: null });
+  }, 60_000);
 });
 
 describe('the OpenAPI document', () => {
