@@ -17,14 +17,13 @@
  * `OPENAPI_PROPERTY_REPORT=<file>` the statuses seen per operation and every mismatch are written there.
  */
 import SwaggerParser from '@apidevtools/swagger-parser';
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
-import { isIP } from 'node:net';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ABILITY_VALUES } from '../../shared/catalogues/abilities.js';
 import type { LocalService } from '../../shared/local/service.js';
+import { documentAjv } from '../support/document-ajv.js';
 import { seedToken, type SeededToken } from '../support/store.js';
 import { startTestService } from '../support/local-service.js';
 import { invalidArbitrary, schemaArbitrary, validValues, type JsonSchema } from '../support/schema-arbitrary.js';
@@ -103,19 +102,7 @@ beforeAll(async () => {
     }
   }
   document = (await SwaggerParser.dereference(structuredClone(served.json) as never)) as unknown as typeof document;
-  ajv = new Ajv2020({ strict: false, allErrors: false });
-  (addFormats as unknown as (instance: Ajv2020) => void)(ajv);
-  const cidr = (version: 4 | 6) => (value: string) => {
-    const [address, prefix, ...rest] = value.split('/');
-    return (
-      rest.length === 0 &&
-      isIP(address ?? '') === version &&
-      /^\d{1,3}$/.test(prefix ?? '') &&
-      Number(prefix) <= (version === 4 ? 32 : 128)
-    );
-  };
-  ajv.addFormat('cidrv4', cidr(4));
-  ajv.addFormat('cidrv6', cidr(6));
+  ajv = documentAjv();
 }, 120_000);
 
 afterAll(async () => {

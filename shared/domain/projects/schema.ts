@@ -237,7 +237,14 @@ export const ConnectBotRequest = z
         z.meta({ examples: ['1dce32b3674efcdfb834a0f7c25d413b24da1e346a51691b2256bbfd1c70f11a'] }),
       ),
     client_secret: z
-      .optional(z.string().check(z.trim(), z.minLength(8), z.maxLength(200)))
+      .optional(
+        z
+          .string()
+          .check(
+            z.trim(),
+            z.regex(/^\S{8,200}$/, 'Expected the application’s OAuth2 client secret: 8 to 200 characters, no spaces.'),
+          ),
+      )
       .check(
         z.describe(
           'discord only, required: the OAuth2 client secret (account linking). Write-only: stored encrypted, never returned.',
