@@ -1,8 +1,8 @@
 /**
  * The document and the edge agree on request bodies (DESIGN D1, D13): every body the served `openapi.json` calls valid
  * — generated from the document itself, 3,000 per operation, with a fixed seed — passes the operation's own zod body
- * schema. A mismatch is a promise the server breaks: a body the document allows answered VALIDATION_FAILED (as once a
- * client secret of 8 characters ending in a space, which the server trims to 7).
+ * schema. A mismatch is a promise the server breaks: a body the document allows answered VALIDATION_FAILED (a field the
+ * server trims before its length check must not allow spaces at its ends in the document).
  */
 import SwaggerParser from '@apidevtools/swagger-parser';
 import fc from 'fast-check';
