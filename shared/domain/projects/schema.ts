@@ -249,6 +249,7 @@ export const ConnectBotRequest = z
         z.describe(
           'discord only, required: the OAuth2 client secret (account linking). Write-only: stored encrypted, never returned.',
         ),
+        z.meta({ examples: ['Xo3vJq9TcW1mZr7LbN5sKd2HfG8yPa4E'] }),
       ),
   })
   .register(z.globalRegistry, { id: 'ConnectBotRequest' });
