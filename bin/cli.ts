@@ -9,12 +9,12 @@
 import { parseArgs } from 'node:util';
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
-import { operatorPrincipal, type Principal } from '../shared/auth/principal.js';
+import { operatorPrincipal } from '../shared/auth/operator.js';
+import type { Principal } from '../shared/auth/principal.js';
 import { ABILITY_VALUES } from '../shared/catalogues/abilities.js';
 import { systemClock } from '../shared/clock.js';
 import { localConfig } from '../shared/config.js';
 import { BILLING_TIERS } from '../shared/domain/billing/schema.js';
-import { findTeam } from '../shared/domain/teams/repository.js';
 import { teamOfToken } from '../shared/domain/tokens/repository.js';
 import { createSignInLink } from '../shared/dashboard/sessions.js';
 import { ProblemError, toProblem } from '../shared/errors.js';
@@ -109,8 +109,9 @@ async function operate<T>(
 
 /** The operator's principal for existing team `teamId`; NOT_FOUND when there is no such team (deleted ones count). */
 async function operatorOf(teamId: string): Promise<Principal> {
-  if (!(await findTeam(theStore(), teamId))) throw new ProblemError('NOT_FOUND', `No team ${teamId}.`);
-  return operatorPrincipal(teamId);
+  const principal = await operatorPrincipal(theStore(), teamId);
+  if (!principal) throw new ProblemError('NOT_FOUND', `No team ${teamId}.`);
+  return principal;
 }
 
 function options<T extends Record<string, { type: 'string'; multiple?: boolean }>>(spec: T, allowPositionals = false) {
@@ -173,7 +174,7 @@ async function run(): Promise<unknown> {
       const id = required(positionals[0], '<token id>');
       const teamId = await teamOfToken(theStore(), id);
       if (!teamId) throw new ProblemError('NOT_FOUND', `No token ${id}.`);
-      const token = await operate<{ id: string; revoked_at: string }>(operatorPrincipal(teamId), 'revokeToken', { id });
+      const token = await operate<{ id: string; revoked_at: string }>(await operatorOf(teamId), 'revokeToken', { id });
       return { id: token.id, revoked_at: token.revoked_at };
     }
     case 'token list': {

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import baseX from 'base-x';
-import { ABILITY_VALUES, type Ability } from '../catalogues/abilities.js';
+import type { Ability } from '../catalogues/abilities.js';
 import { systemClock } from '../clock.js';
 import { ProblemError } from '../errors.js';
 import { parseTokenCredential } from '../domain/tokens/record.js';
@@ -48,7 +48,7 @@ export interface Principal {
   team?: { id: string; name: string; created_at: string } | null;
   /** The OAuth grant that issued the bearer token (DESIGN D30); absent or null for other tokens and principals. */
   oauthGrantId?: string | null;
-  /** True for the service's operator ({@link operatorPrincipal}); absent otherwise. */
+  /** True for the service's operator (`operatorPrincipal`, shared/auth/operator.ts); absent otherwise. */
   operator?: boolean;
 }
 
@@ -83,24 +83,6 @@ export function memberPrincipal(input: {
     abilities: new Set(input.abilities),
     projectIds: null,
     team: input.team ?? null,
-  };
-}
-
-/** The {@link Principal.tokenId} of the operator: no token, no member. */
-const OPERATOR_ACTOR_ID = 'operator';
-
-/**
- * The principal of the service's operator acting on team `teamId` through the operator CLI (DESIGN §5): every ability,
- * every project, no token; its writes are exempt from the billing lockdown (D20: the operator is not the creator).
- */
-export function operatorPrincipal(teamId: string): Principal {
-  return {
-    tokenId: OPERATOR_ACTOR_ID,
-    teamId,
-    abilities: new Set(ABILITY_VALUES),
-    projectIds: null,
-    team: null,
-    operator: true,
   };
 }
 

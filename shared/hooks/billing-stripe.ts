@@ -1,8 +1,7 @@
 import type Stripe from 'stripe';
-import { operatorPrincipal } from '../auth/principal.js';
+import { operatorPrincipal } from '../auth/operator.js';
 import { billingInternalHandlers } from '../domain/billing/internal-handlers.js';
 import { billingInternalOperations } from '../domain/billing/internal-operations.js';
-import { findTeam } from '../domain/teams/repository.js';
 import { billingStripeWebhookSecretOf } from '../integrations.js';
 import { logger } from '../logger.js';
 import { anyHandler } from '../operations/handler.js';
@@ -41,8 +40,8 @@ async function recordPaymentResult(
   teamId: string,
   invoiceId: string,
 ): Promise<string | null> {
-  // A team that does not exist gets no activity log.
-  if (!(await findTeam(runtime.store, teamId))) return `NOT_FOUND: No team ${teamId}.`;
+  const principal = await operatorPrincipal(runtime.store, teamId);
+  if (!principal) return `NOT_FOUND: No team ${teamId}.`;
   const paid = event.type === 'invoice.paid';
   const reason = paid ? null : failureReason(event.data.object);
   const input = { invoice_id: invoiceId, ...(reason ? { reason } : {}) };
@@ -51,7 +50,7 @@ async function recordPaymentResult(
     : billingInternalOperations.markBillingInvoicePaymentFailed;
   const outcome = await invokeOperation({
     runtime,
-    principal: operatorPrincipal(teamId),
+    principal,
     operation,
     handler: paid
       ? anyHandler(billingInternalHandlers.markBillingInvoicePaid)
