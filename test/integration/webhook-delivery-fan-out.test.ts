@@ -40,6 +40,15 @@ useWebhookDeliveryFixture();
 // ---------------------------------------------------------------------------------------------------
 
 describe('fan-out', () => {
+  it('delivers an event fanned out late only to the endpoints that existed when it happened', async () => {
+    const before = await newEndpoint(['project.created']);
+    const event = await newProjectEvent();
+    ctx.clock.advance(1_000);
+    await newEndpoint(['project.created']); // made after the event, before the relay got to it
+    expect(await fanOutEvent(ctx.runtime, event)).toBe(1);
+    expect((await allDeliveries()).map((delivery) => delivery.endpoint_id)).toEqual([before.id]);
+  });
+
   it('creates one delivery per subscribed endpoint whose owner holds the minimum ability, once: pending when active, skipped when disabled (D6)', async () => {
     const subscribedA = await newEndpoint(['project.created', 'plan.created']);
     const subscribedB = await newEndpoint(['project.created']);

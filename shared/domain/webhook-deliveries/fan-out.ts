@@ -56,9 +56,10 @@ export async function fanOutEvent(
 }
 
 /**
- * Fans outbox events out (D6): a delivery per subscribed endpoint whose owner (token that created it or last changed
- * url/events) holds the event's ability now (`skipped` if disabled), written with the event's mark (never twice), then
- * attempt 1 queued. Returns deliveries made (skipped too); throws on store/queue errors.
+ * Fans outbox events out (D6): a delivery per subscribed endpoint, created at or before the event, whose owner
+ * (token that created it or last changed url/events) holds the event's ability now (`skipped` if disabled), written
+ * with the event's mark (never twice), then attempt 1 queued. Returns deliveries made (skipped too); throws on
+ * store/queue errors.
  */
 export async function fanOutEvents(
   runtime: Pick<Runtime, 'store' | 'clock' | 'deliveryQueue'>,
@@ -85,8 +86,14 @@ export async function fanOutEvents(
       : new Map<string, ReadonlySet<string>>();
     const fanOuts = teamEvents.map((event) => {
       const minimumAbility = webhookEvent(event.type).minimum_ability;
+      // An endpoint receives the events that happened once it existed, as Svix's and Stripe's do: an event fanned out
+      // late (the relay or the stream behind) never reaches an endpoint made after it.
+      const occurredMs = Date.parse(event.created_at);
       const receivers = endpoints.filter(
-        (endpoint) => endpoint.events.includes(event.type) && owners.get(endpoint.owner_token_id)?.has(minimumAbility),
+        (endpoint) =>
+          endpoint.events.includes(event.type) &&
+          Date.parse(endpoint.created_at) <= occurredMs &&
+          owners.get(endpoint.owner_token_id)?.has(minimumAbility),
       );
       const deliveries = receivers.map((endpoint) =>
         newDeliveryItem(runtime.clock, teamId, endpoint.id, event, deliveryBody(endpoint.owner_abilities, event), {
