@@ -35,6 +35,8 @@ import { subscriptionsInternalHandlers } from './subscriptions/internal-handlers
 import { accessCodesInternalHandlers } from './access-codes/internal-handlers.js';
 import { teamsInternalHandlers } from './teams/internal-handlers.js';
 import { billingInternalHandlers } from './billing/internal-handlers.js';
+import { paymentsInternalHandlers } from './payments/internal-handlers.js';
+import { projectsInternalHandlers } from './projects/internal-handlers.js';
 
 /**
  * Every operation's handler by operation id (runtime code: the local server, the `$default` route and
@@ -82,6 +84,8 @@ const INTERNAL_HANDLERS = {
   ...accessCodesInternalHandlers,
   ...teamsInternalHandlers,
   ...billingInternalHandlers,
+  ...paymentsInternalHandlers,
+  ...projectsInternalHandlers,
 } satisfies Record<InternalOperationId, unknown>;
 
 /** Every routed and internal operation's handler type, by operation id (pages pick theirs: `pageOperations`). */

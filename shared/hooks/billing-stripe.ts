@@ -3,11 +3,13 @@ import { operatorPrincipal } from '../auth/operator.js';
 import { billingInternalHandlers } from '../domain/billing/internal-handlers.js';
 import { billingInternalOperations } from '../domain/billing/internal-operations.js';
 import { billingStripeWebhookSecretOf } from '../integrations.js';
+import { ProblemError } from '../errors.js';
 import { logger } from '../logger.js';
 import { anyHandler } from '../operations/handler.js';
-import { invokeOperation } from '../operations/invoke.js';
 import type { Runtime } from '../runtime.js';
+import type { RequestScope } from '../store/request-scope.js';
 import { isUuid, type HookAnswer, type HookHandler } from './hook.js';
+import { runHookOperation } from './hook-operation.js';
 import { applyOnce, type HookReceiptRef } from './receipts.js';
 import { BILLING_STRIPE_HOOK_ROUTE } from './routes.js';
 import { STRIPE_SIGNATURE_REFUSED, verifiedStripeEvent } from './stripe-signature.js';
@@ -30,39 +32,40 @@ function failureReason(invoice: Stripe.Invoice): string | null {
 }
 
 /**
- * Records `invoice`'s payment result for team `teamId` through the pipeline as the operator: null once recorded, or why
- * not (NOT_FOUND: no such team or invoice; CONFLICT: the invoice's state does not allow it). Throws when the change was
- * not stored.
+ * Records `invoice`'s payment result for team `teamId` through the pipeline as the operator, its receipt in `within`:
+ * null once recorded, or why not (NOT_FOUND: no such team or invoice; CONFLICT: the invoice's state does not allow it).
+ * Throws when the change was not stored.
  */
 async function recordPaymentResult(
   runtime: Runtime,
   event: Stripe.InvoicePaidEvent | Stripe.InvoicePaymentFailedEvent,
-  teamId: string,
-  invoiceId: string,
+  target: { teamId: string; invoiceId: string },
+  within: RequestScope,
 ): Promise<string | null> {
-  const principal = await operatorPrincipal(runtime.store, teamId);
-  if (!principal) return `NOT_FOUND: No team ${teamId}.`;
+  const principal = await operatorPrincipal(runtime.store, target.teamId);
+  if (!principal) return `NOT_FOUND: No team ${target.teamId}.`;
   const paid = event.type === 'invoice.paid';
   const reason = paid ? null : failureReason(event.data.object);
-  const input = { invoice_id: invoiceId, ...(reason ? { reason } : {}) };
-  const operation = paid
-    ? billingInternalOperations.markBillingInvoicePaid
-    : billingInternalOperations.markBillingInvoicePaymentFailed;
-  const outcome = await invokeOperation({
-    runtime,
-    principal,
-    operation,
-    handler: paid
-      ? anyHandler(billingInternalHandlers.markBillingInvoicePaid)
-      : anyHandler(billingInternalHandlers.markBillingInvoicePaymentFailed),
-    surface: 'operator',
-    requestId: `billing-stripe:${event.id}`,
-    decode: () => ({ input, idempotencyKey: null, fingerprint: [], cursorField: 'body.cursor' }),
-  });
-  if (outcome.ok) return null;
-  const { code, detail } = outcome.problem;
-  if (code === 'NOT_FOUND' || code === 'CONFLICT') return `${code}: ${detail}`;
-  throw outcome.cause instanceof Error ? outcome.cause : new Error(`${operation.id} failed: ${code}`);
+  try {
+    await runHookOperation(runtime, {
+      principal,
+      operation: paid
+        ? billingInternalOperations.markBillingInvoicePaid
+        : billingInternalOperations.markBillingInvoicePaymentFailed,
+      handler: paid
+        ? anyHandler(billingInternalHandlers.markBillingInvoicePaid)
+        : anyHandler(billingInternalHandlers.markBillingInvoicePaymentFailed),
+      input: { invoice_id: target.invoiceId, ...(reason ? { reason } : {}) },
+      requestId: `billing-stripe:${event.id}`,
+      surface: 'operator',
+      within,
+    });
+    return null;
+  } catch (error) {
+    if (error instanceof ProblemError && (error.code === 'NOT_FOUND' || error.code === 'CONFLICT'))
+      return `${error.code}: ${error.detail}`;
+    throw error;
+  }
 }
 
 /**
@@ -104,8 +107,13 @@ async function handleBillingStripeEvent(
       runtime.store,
       receipt,
       () => runtime.clock.nowMs(),
-      async () => {
-        refused = await recordPaymentResult(runtime, event, receipt.teamId, invoiceId.toLowerCase());
+      async (scope) => {
+        refused = await recordPaymentResult(
+          runtime,
+          event,
+          { teamId: receipt.teamId, invoiceId: invoiceId.toLowerCase() },
+          scope,
+        );
       },
     );
     if (done === 'duplicate') return { status: 200, body: { received: true, duplicate: true } };

@@ -67,21 +67,28 @@ export async function claimReceipt(store: Store, ref: HookReceiptRef, nowMs: num
 /** What {@link applyOnce} did: the work ran and its receipt is stored, or an earlier delivery's receipt was found. */
 export type ReceiptOutcome = 'applied' | 'duplicate';
 
+/** The problem of a receipt that another delivery of the same update stored meanwhile. */
+const receivedMeanwhile = () =>
+  new ProblemError('CONFLICT', 'Another delivery of this update was processed at the same time.');
+
 /**
  * Runs `work` at most once per {@link HookReceiptRef} (DESIGN D22): the receipt joins the FIRST transaction `work`
  * commits (or is written alone), so a duplicate runs nothing. `work` must write its effect in ONE transaction (a second
- * commits without the receipt). Other failures are thrown (5xx: the provider resends).
+ * commits without the receipt); it runs in the receipt's request scope, which it hands to the pipeline
+ * (`invokeOperation`'s `within`). Other failures are thrown (5xx: the provider resends).
  */
 export async function applyOnce(
   store: Store,
   ref: HookReceiptRef,
   nowMs: () => number,
-  work: () => Promise<void>,
+  work: (scope: RequestScope) => Promise<void>,
 ): Promise<ReceiptOutcome> {
   if (await hasReceipt(store, ref)) return 'duplicate';
-  const scope: RequestScope = { itemsForEffect: () => [receiptPut(ref, nowMs())] };
+  const scope: RequestScope = {
+    itemsForEffect: () => [{ item: receiptPut(ref, nowMs()), onConditionFailed: receivedMeanwhile }],
+  };
   try {
-    await withRequestScope(scope, work);
+    await withRequestScope(scope, () => work(scope));
     if (!scope.committedWith) await store.transactWrite([receiptPut(ref, nowMs())]);
   } catch (error) {
     const raced =

@@ -1,9 +1,13 @@
-import { StripeEventNotReady, type StripeEventOutcome } from '../domain/payments/stripe-event-context.js';
-import { applyStripeEvent } from '../domain/payments/stripe-events.js';
+import { paymentsInternalHandlers } from '../domain/payments/internal-handlers.js';
+import { paymentsInternalOperations } from '../domain/payments/internal-operations.js';
+import type { StripeEventOutcome } from '../domain/payments/stripe-event-context.js';
+import { ProblemError } from '../errors.js';
 import { logger } from '../logger.js';
+import { anyHandler } from '../operations/handler.js';
 import type { Runtime } from '../runtime.js';
 import { openHookCredential } from './credential.js';
 import type { HookAnswer, HookHandler } from './hook.js';
+import { runHookOperation } from './hook-operation.js';
 import { hookPrincipal, hookProject } from './principal.js';
 import { applyOnce, type HookReceiptRef } from './receipts.js';
 import { STRIPE_HOOK_ROUTE } from './routes.js';
@@ -12,9 +16,9 @@ import { STRIPE_SIGNATURE_REFUSED, verifiedStripeEvent } from './stripe-signatur
 /**
  * A project's Stripe hook, `POST /hooks/stripe/{project_id}` (DESIGN D16, D22), verified with the stored
  * `webhook_secret` (300 s). Bad signature, unknown project and no Stripe connection get the same 400 after the same
- * work. Idempotent on the event id (`applyOnce`: 200 `duplicate: true`); mapped by `payments/stripe-events.ts`, an
- * inapplicable one 200 `ignored`. 200 only once stored; an invoice before its checkout → 409, a store failure → 500
- * (Stripe resends).
+ * work. Idempotent on the event id (`applyOnce`: 200 `duplicate: true`); applied by the internal operation
+ * `applyStripeEvent` through the pipeline (surface `hook`, D35), an inapplicable one 200 `ignored`. 200 only once
+ * stored; an invoice before its checkout (CONFLICT) → 409, a store failure → 500 (Stripe resends).
  */
 
 /**
@@ -46,8 +50,15 @@ async function handleStripeEvent(
       runtime.store,
       receipt,
       () => runtime.clock.nowMs(),
-      async () => {
-        outcome = await applyStripeEvent(runtime, hookPrincipal(teamId, STRIPE_HOOK_ROUTE.source), projectId, event);
+      async (scope) => {
+        outcome = (await runHookOperation(runtime, {
+          principal: hookPrincipal(teamId, STRIPE_HOOK_ROUTE.source),
+          operation: paymentsInternalOperations.applyStripeEvent,
+          handler: anyHandler(paymentsInternalHandlers.applyStripeEvent),
+          input: { project_id: projectId, event },
+          requestId: `stripe:${event.id}`,
+          within: scope,
+        })) as StripeEventOutcome;
       },
     );
     if (done === 'duplicate') return { status: 200, body: { received: true, duplicate: true } };
@@ -62,9 +73,9 @@ async function handleStripeEvent(
     }
     return { status: 200, body: { received: true } };
   } catch (error) {
-    if (error instanceof StripeEventNotReady) {
-      logger.info('stripe event not ready', { project_id: request.projectId, reason: error.message });
-      return { status: 409, body: { error: `${error.message}; send it again later.` } };
+    if (error instanceof ProblemError && error.code === 'CONFLICT') {
+      logger.info('stripe event not ready', { project_id: request.projectId, reason: error.detail });
+      return { status: 409, body: { error: `${error.detail}; send it again later.` } };
     }
     logger.error('stripe event not processed', {
       project_id: request.projectId,

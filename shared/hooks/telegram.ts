@@ -1,7 +1,11 @@
 import { equalInConstantTime } from '../constant-time.js';
-import * as z from '../schemas/zod.js';
-import { recordPlatformMembership, type PlatformMembershipUpdate } from '../domain/members/platform-updates.js';
-import { recordBotPermissions } from '../domain/projects/changes.js';
+import { membersInternalOperations } from '../domain/members/internal-operations.js';
+import { recordPlatformMembership } from '../domain/members/platform-membership-handler.js';
+import type { PlatformMembershipUpdate } from '../domain/members/platform-updates.js';
+import { projectsInternalHandlers } from '../domain/projects/internal-handlers.js';
+import { projectsInternalOperations } from '../domain/projects/internal-operations.js';
+import { anyHandler } from '../operations/handler.js';
+import type { RequestScope } from '../store/request-scope.js';
 import { readMemberStatus, readPlatformUserClaim } from '../store/members.js';
 import { subscriberInvitedBy } from '../domain/subscriptions/platform-access.js';
 import { integrationsOf } from '../integrations.js';
@@ -10,8 +14,18 @@ import { sendTelegramMessage, TELEGRAM_CREDENTIAL } from '../platforms/telegram.
 import type { Runtime } from '../runtime.js';
 import { openHookCredential } from './credential.js';
 import type { HookAnswer, HookHandler } from './hook.js';
+import { runHookOperation } from './hook-operation.js';
 import { hookPrincipal, hookProject } from './principal.js';
 import { applyOnce, type HookReceiptRef } from './receipts.js';
+import {
+  botPermissions,
+  displayName,
+  groupSender,
+  membershipChange,
+  TelegramUpdate,
+  type TelegramMessage,
+  type TelegramUser,
+} from './telegram-update.js';
 
 /**
  * The bot's commands, loaded on first use (D23): the hook's usual request, a membership update of a chat, does not run
@@ -26,83 +40,36 @@ const membershipCommands = () => import('./membership-command.js');
  * (receipt in the effect's transaction; 200 once stored, 500 → Telegram resends). `chat_member` → join/leave/kick/ban
  * (a revoked invite link's join links no subscriber; the bot's own actions ignored); `my_chat_member` → bot
  * permissions; private `/account` → a one-time portal link (D27); a message in a linked group from someone the bot has
- * not recorded → recorded as joined (D34: Telegram cannot list a chat, so the audit reports the members seen).
+ * not recorded → recorded as joined (D34: Telegram cannot list a chat, so the audit reports the members seen). Every
+ * change runs as an internal operation through the pipeline (surface `hook`, D35).
  */
-
-const User = z.object({
-  id: z.number().check(z.int()),
-  is_bot: z.optional(z.boolean()),
-  username: z.optional(z.string()),
-  first_name: z.optional(z.string()),
-  last_name: z.optional(z.string()),
-});
-const ChatMember = z.looseObject({
-  status: z.enum(['creator', 'administrator', 'member', 'restricted', 'left', 'kicked']),
-  user: User,
-  is_member: z.optional(z.boolean()),
-});
-const ChatMemberUpdated = z.object({
-  chat: z.object({ id: z.number().check(z.int()), type: z.string() }),
-  from: User,
-  date: z.number().check(z.int()),
-  old_chat_member: ChatMember,
-  new_chat_member: ChatMember,
-  invite_link: z.optional(z.object({ invite_link: z.string() })),
-});
-/** The part of a Telegram `Update` the hook reads. */
-/** A message (what the `/account` command reads: a private chat, its sender and text; in a group, its sender). */
-const Message = z.looseObject({
-  chat: z.looseObject({ id: z.number(), type: z.string() }),
-  from: z.optional(User),
-  date: z.optional(z.number()),
-  text: z.optional(z.string()),
-});
-const TelegramUpdate = z.object({
-  update_id: z.number().check(z.int(), z.nonnegative()),
-  chat_member: z.optional(ChatMemberUpdated),
-  my_chat_member: z.optional(ChatMemberUpdated),
-  message: z.optional(Message),
-});
-type ChatMemberUpdated = z.infer<typeof ChatMemberUpdated>;
-type ChatMemberState = z.infer<typeof ChatMember>;
 
 const REFUSED: HookAnswer = { status: 401, body: { error: 'The secret token is missing or wrong.' } };
 
-/** True when a chat member state is inside the chat. */
-function isInside(state: ChatMemberState): boolean {
-  return (
-    state.status === 'creator' ||
-    state.status === 'administrator' ||
-    state.status === 'member' ||
-    (state.status === 'restricted' && state.is_member === true)
-  );
-}
-
-/** The membership change a `chat_member` update reports, or null when it changes nothing the service tracks. */
-function membershipChange(update: ChatMemberUpdated): PlatformMembershipUpdate['change'] | null {
-  const before = update.old_chat_member;
-  const after = update.new_chat_member;
-  if (after.status === 'kicked') return before.status === 'kicked' ? null : 'banned';
-  if (isInside(after)) return isInside(before) ? 'profile' : 'joined';
-  if (isInside(before)) return update.from.id === after.user.id ? 'left' : 'kicked';
-  return null;
-}
-
 /**
- * The permissions a `my_chat_member` update gives the bot: its `can_*` rights that are true, or none when it is not an
- * administrator.
+ * Records a membership update of the project's chats through the pipeline (operation `recordPlatformMembership`,
+ * surface `hook`, DESIGN D35), in the receipt's request scope `within` when the update has one.
  */
-function botPermissions(state: ChatMemberState): string[] {
-  if (state.status !== 'administrator' && state.status !== 'creator') return [];
-  return Object.entries(state)
-    .filter(([name, value]) => name.startsWith('can_') && value === true)
-    .map(([name]) => name);
-}
-
-/** A display name from a Telegram user's first and last names. */
-function displayName(user: z.infer<typeof User>): string | null {
-  const name = [user.first_name, user.last_name].filter(Boolean).join(' ').trim();
-  return name === '' ? null : name.slice(0, 200);
+async function recordMembership(
+  runtime: Runtime,
+  update: PlatformMembershipUpdate & { updateId: number },
+  within?: RequestScope,
+): Promise<void> {
+  await runHookOperation(runtime, {
+    principal: hookPrincipal(update.teamId, 'telegram'),
+    operation: membersInternalOperations.recordPlatformMembership,
+    handler: anyHandler(recordPlatformMembership),
+    input: {
+      project_id: update.projectId,
+      platform_user_id: update.platformUserId,
+      change: update.change,
+      ...(update.username !== undefined ? { username: update.username } : {}),
+      ...(update.displayName !== undefined ? { display_name: update.displayName } : {}),
+      ...(update.invitedSubscriberId ? { invited_subscriber_id: update.invitedSubscriberId } : {}),
+    },
+    requestId: `telegram:${update.updateId}`,
+    within,
+  });
 }
 
 /**
@@ -120,7 +87,7 @@ async function handleTelegramUpdate(
     if (!equalInConstantTime(request.secretToken, credential?.secrets.webhook_secret) || !credential) return REFUSED;
     const teamId = credential.description.team_id;
     const projectId = credential.description.project_id;
-    let parsed: z.infer<typeof TelegramUpdate>;
+    let parsed: TelegramUpdate;
     try {
       parsed = TelegramUpdate.parse(JSON.parse(request.body));
     } catch {
@@ -128,7 +95,7 @@ async function handleTelegramUpdate(
     }
     const sender = groupSender(parsed.message);
     if (sender) {
-      await recordSeenSender(runtime, teamId, projectId, parsed.message!, sender);
+      await recordSeenSender(runtime, { teamId, projectId, updateId: parsed.update_id }, parsed.message!, sender);
       return { status: 200, body: { ok: true } };
     }
     const receipt: HookReceiptRef = {
@@ -141,7 +108,7 @@ async function handleTelegramUpdate(
       runtime.store,
       receipt,
       () => runtime.clock.nowMs(),
-      () =>
+      (scope) =>
         parsed.message
           ? answerCommand(
               runtime,
@@ -149,7 +116,12 @@ async function handleTelegramUpdate(
               parsed.message,
               parsed.update_id,
             )
-          : applyUpdate(runtime, teamId, projectId, credential.description.public.platform_bot_id, parsed),
+          : applyUpdate(
+              runtime,
+              { teamId, projectId, botId: credential.description.public.platform_bot_id },
+              parsed,
+              scope,
+            ),
     );
     return { status: 200, body: outcome === 'duplicate' ? { ok: true, duplicate: true } : { ok: true } };
   } catch (error) {
@@ -162,15 +134,6 @@ async function handleTelegramUpdate(
 }
 
 /**
- * The person who wrote a group message, or null: not a group message, sent by a bot (or an anonymous admin), or the
- * service message of someone leaving (its sender is the one who left, or who removed them).
- */
-function groupSender(message: z.infer<typeof Message> | undefined): z.infer<typeof User> | null {
-  if (!message?.from || message.from.is_bot === true || 'left_chat_member' in message) return null;
-  return message.chat.type === 'group' || message.chat.type === 'supergroup' ? message.from : null;
-}
-
-/**
  * Records the sender of a message in a linked group as joined (with `member.joined`) unless the bot holds them as
  * joined already: a known sender costs one read, of their platform-user claim (which keeps the member's status), and
  * the receipt is not needed (recording a member twice changes nothing). A member held as `left` or `kicked` who writes
@@ -179,11 +142,11 @@ function groupSender(message: z.infer<typeof Message> | undefined): z.infer<type
  */
 async function recordSeenSender(
   runtime: Runtime,
-  teamId: string,
-  projectId: string,
-  message: z.infer<typeof Message>,
-  sender: z.infer<typeof User>,
+  from: { teamId: string; projectId: string; updateId: number },
+  message: TelegramMessage,
+  sender: TelegramUser,
 ): Promise<void> {
+  const { teamId, projectId } = from;
   const platformUserId = String(sender.id);
   const chatId = message.chat.id;
   const claim = await readPlatformUserClaim(runtime.store, teamId, projectId, platformUserId);
@@ -203,9 +166,8 @@ async function recordSeenSender(
       (resource.kind === 'channel' || resource.kind === 'group') && resource.platform_resource_id === String(chatId),
   );
   if (!linked) return;
-  await recordPlatformMembership(runtime, {
-    teamId,
-    projectId,
+  await recordMembership(runtime, {
+    ...from,
     platformUserId,
     change: 'joined',
     username: sender.username ?? null,
@@ -227,7 +189,7 @@ const MESSAGING_COMMAND = /^\/(start|stop)(@\w+)?(\s|$)/;
 async function answerCommand(
   runtime: Runtime,
   bot: { teamId: string; projectId: string; botToken: string | undefined },
-  message: z.infer<typeof Message>,
+  message: TelegramMessage,
   updateId: number,
 ): Promise<void> {
   if (message.chat.type !== 'private' || !message.from || !bot.botToken) return;
@@ -263,14 +225,14 @@ async function answerCommand(
   await sendTelegramMessage(integrationsOf(runtime), bot.botToken, message.chat.id, text);
 }
 
-/** Applies one verified update (inside the request scope that adds its receipt to the first transaction). */
+/** Applies one verified update through the pipeline, its receipt (`within`) in the operation's transaction. */
 async function applyUpdate(
   runtime: Runtime,
-  teamId: string,
-  projectId: string,
-  botId: string | undefined,
-  update: z.infer<typeof TelegramUpdate>,
+  bot: { teamId: string; projectId: string; botId: string | undefined },
+  update: TelegramUpdate,
+  within: RequestScope,
 ): Promise<void> {
+  const { teamId, projectId, botId } = bot;
   const changed = update.chat_member ?? update.my_chat_member;
   if (!changed) return;
   const project = await hookProject(runtime.store, teamId, projectId, 'telegram');
@@ -282,12 +244,14 @@ async function applyUpdate(
   );
   if (update.my_chat_member) {
     if (botId !== undefined && String(update.my_chat_member.new_chat_member.user.id) !== botId) return;
-    await recordBotPermissions(
-      runtime,
-      hookPrincipal(teamId, 'telegram'),
-      projectId,
-      botPermissions(update.my_chat_member.new_chat_member),
-    );
+    await runHookOperation(runtime, {
+      principal: hookPrincipal(teamId, 'telegram'),
+      operation: projectsInternalOperations.recordBotPermissions,
+      handler: anyHandler(projectsInternalHandlers.recordBotPermissions),
+      input: { project_id: projectId, permissions: botPermissions(update.my_chat_member.new_chat_member) },
+      requestId: `telegram:${update.update_id}`,
+      within,
+    });
     return;
   }
   const memberUpdate = update.chat_member!;
@@ -302,15 +266,20 @@ async function applyUpdate(
   if (change === 'joined' && link) {
     invitedSubscriberId = await subscriberInvitedBy(runtime.store, teamId, projectId, link);
   }
-  await recordPlatformMembership(runtime, {
-    teamId,
-    projectId,
-    platformUserId: String(user.id),
-    change,
-    username: user.username ?? null,
-    displayName: displayName(user),
-    invitedSubscriberId,
-  });
+  await recordMembership(
+    runtime,
+    {
+      teamId,
+      projectId,
+      updateId: update.update_id,
+      platformUserId: String(user.id),
+      change,
+      username: user.username ?? null,
+      displayName: displayName(user),
+      invitedSubscriberId,
+    },
+    within,
+  );
 }
 
 /** The Telegram hook's {@link HookHandler}: the secret token from `X-Telegram-Bot-Api-Secret-Token`. */

@@ -64,6 +64,11 @@ export interface Invocation {
   successStatus?: number;
   /** Also log reads (MCP logs every tool call, DESIGN D5); writes are always logged. */
   logReads?: boolean;
+  /**
+   * The caller's own request scope (a hook's receipt, DESIGN D22): its items join the write's first transaction, and
+   * it is marked committed with it.
+   */
+  within?: RequestScope;
 }
 
 /**
@@ -189,6 +194,7 @@ export async function invokeOperation(call: Invocation): Promise<InvocationOutco
           const items: RequestItem[] = [];
           if (claim?.kind === 'claimed') items.push(claim.completionInTransaction(storedResponse(operation, result)));
           items.push(putItem(activityItem(runtime.clock, principal.teamId, entry('ok', successStatus)).item));
+          if (call.within) items.push(...call.within.itemsForEffect(result));
           return items;
         },
       };
@@ -213,6 +219,8 @@ export async function invokeOperation(call: Invocation): Promise<InvocationOutco
       result = await (scope ? withRequestScope(scope, run) : run());
     } catch (error) {
       throw (decoded.input.cursor !== undefined && cursorRejection(error, decoded.cursorField)) || error;
+    } finally {
+      if (call.within && scope?.committedWith) call.within.committedWith = scope.committedWith;
     }
     await admitted();
     if (claim?.kind === 'claimed') {

@@ -4,10 +4,11 @@ import { ListQuery, Timestamp, Uuid, listOf } from '../../schemas/common.js';
 
 /**
  * The surfaces an activity entry can come from (a closed list, written once): `portal` is the subscriber portal and the
- * join pages (DESIGN D26, D27); `operator` is the operator CLI (DESIGN §5) and the operator's billing hook (D22), whose
- * entries name no token or member.
+ * join pages (DESIGN D26, D27); `hook` is a project's payment provider or platform reporting through its verified hook
+ * (D22); `operator` is the operator CLI (DESIGN §5) and the operator's billing hook. Entries of `hook` and `operator`
+ * name no token or member.
  */
-const ACTIVITY_SURFACES = ['rest', 'mcp', 'dashboard', 'portal', 'operator'] as const;
+const ACTIVITY_SURFACES = ['rest', 'mcp', 'dashboard', 'portal', 'hook', 'operator'] as const;
 /** One of the activity surfaces (a closed list, written once). */
 export type ActivitySurface = (typeof ACTIVITY_SURFACES)[number];
 
@@ -23,7 +24,9 @@ export const ActivityEntry = z
     token_id: z
       .nullable(z.string())
       .check(
-        z.describe('The invoking token; null for an unauthenticated request, a dashboard action or the operator.'),
+        z.describe(
+          'The invoking token; null for an unauthenticated request, a dashboard action, a hook or the operator.',
+        ),
       ),
     member_id: z
       .nullable(z.string())

@@ -1,6 +1,7 @@
 import type { InternalHandlersOf, OperationHandler } from '../../operations/handler.js';
 import { completeDiscordLink, discordAuthorizeUrl } from './discord-link.js';
-import { membersModule } from './operations.js';
+import type { membersModule } from './operations.js';
+import { recordPlatformMembership } from './platform-membership-handler.js';
 
 type Operations = NonNullable<typeof membersModule.internal>;
 
@@ -30,4 +31,5 @@ const linkDiscordAccount: OperationHandler<Operations['linkDiscordAccount']> = a
 export const membersInternalHandlers = {
   startDiscordLink,
   linkDiscordAccount,
+  recordPlatformMembership,
 } satisfies InternalHandlersOf<typeof membersModule>;

@@ -1,5 +1,6 @@
 import { defineModule, defineOperation } from '../../operations/definition.js';
 import { ACCESS_EVENTS } from '../subscriptions/access-events.js';
+import { paymentsInternalOperations } from './internal-operations.js';
 import {
   ListPaymentsQuery,
   Payment,
@@ -127,4 +128,5 @@ export const paymentsModule = defineModule({
       },
     }),
   },
+  internal: paymentsInternalOperations,
 });

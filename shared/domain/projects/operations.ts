@@ -1,5 +1,6 @@
 import { defineModule, defineOperation } from '../../operations/definition.js';
 import { Deleted } from '../../schemas/common.js';
+import { projectsInternalOperations } from './internal-operations.js';
 import {
   ConnectBotRequest,
   ConnectPaymentProviderRequest,
@@ -192,4 +193,5 @@ export const projectsModule = defineModule({
       rest: { method: 'DELETE', path: '/v1/projects/{project_id}/payment-provider', successStatus: 200 },
     }),
   },
+  internal: projectsInternalOperations,
 });
