@@ -6,15 +6,15 @@
  * dispatcher the local server uses. No network.
  */
 import { describe, expect, it } from 'vitest';
-import { listActivity } from '../../shared/domain/activity/repository.js';
 import { changeTier } from '../../shared/domain/billing/changes.js';
 import { keys } from '../../shared/store/keys.js';
 import { lockTeam } from '../support/billing.js';
 import { expectRestProblem } from '../support/guarantees.js';
 import { countingStore } from '../support/store.js';
 import { checkoutSession, stripeId, stripeSignature } from '../support/stripe.js';
-import { call } from '../support/fixtures/project.js';
 import {
+  activityOf,
+  call,
   gold,
   newEvents,
   nowSeconds,
@@ -30,21 +30,16 @@ import {
 
 useStripeHooksFixture();
 
-/** The team's activity entries of surface `hook`, oldest first, as the log shows them. */
-async function hookEntries() {
-  const { data } = await listActivity(runtime.store, team.team.id, { limit: 100 });
-  return data
-    .filter((entry) => entry.surface === 'hook')
-    .reverse()
-    .map(({ token_id, member_id, operation, outcome, status, request_id }) => ({
-      token_id,
-      member_id,
-      operation,
-      outcome,
-      status,
-      request_id,
-    }));
-}
+/** The team's activity entries of surface `hook`, oldest first, in the fields the test reads. */
+const hookEntries = async () =>
+  (await activityOf('hook')).map(({ token_id, member_id, operation, outcome, status, request_id }) => ({
+    token_id,
+    member_id,
+    operation,
+    outcome,
+    status,
+    request_id,
+  }));
 
 const entryOf = (eventId: string, outcome = 'ok', status = 200) => ({
   token_id: null,

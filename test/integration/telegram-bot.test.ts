@@ -18,6 +18,7 @@ import {
   BOT,
   CHAT_ID,
   PUBLIC_BASE_URL,
+  botPromoted,
   botToken,
   call,
   chatMember,
@@ -186,23 +187,12 @@ describe('the inbound hook', () => {
   it('maps my_chat_member to project.bot_permissions_changed', async () => {
     const secret = await connect();
     await newEvents();
-    const promoted = {
-      update_id: takeUpdateId(),
-      my_chat_member: {
-        chat: { id: Number(CHAT_ID), type: 'supergroup', title: 'Readers' },
-        from: user(9001),
-        date: Math.floor(clock.nowMs() / 1000),
-        old_chat_member: { status: 'member', user: { ...user(BOT.id, BOT.username), is_bot: true } },
-        new_chat_member: {
-          status: 'administrator',
-          user: { ...user(BOT.id, BOT.username), is_bot: true },
-          can_invite_users: true,
-          can_restrict_members: true,
-          can_delete_messages: false,
-          can_be_edited: false,
-        },
-      },
-    };
+    const promoted = botPromoted({
+      can_invite_users: true,
+      can_restrict_members: true,
+      can_delete_messages: false,
+      can_be_edited: false,
+    });
     expect((await deliver(promoted, secret)).status).toBe(200);
     const events = await newEvents();
     expect(types(events)).toEqual(['project.bot_permissions_changed']);

@@ -6,11 +6,11 @@
  * pointed at a loopback fake of the Bot API.
  */
 import { describe, expect, it } from 'vitest';
-import { listActivity } from '../../shared/domain/activity/repository.js';
 import { changeTier } from '../../shared/domain/billing/changes.js';
 import { lockTeam } from '../support/billing.js';
 import {
-  BOT,
+  activityOf,
+  botPromoted,
   CHAT_ID,
   chatMember,
   clock,
@@ -27,14 +27,14 @@ import {
 
 useTelegramFixture();
 
-/** The team's activity entries of surface `hook`, oldest first, as the log shows them. */
-async function hookEntries() {
-  const { data } = await listActivity(runtime.store, team.team.id, { limit: 100 });
-  return data
-    .filter((entry) => entry.surface === 'hook')
-    .reverse()
-    .map(({ token_id, operation, outcome, request_id }) => ({ token_id, operation, outcome, request_id }));
-}
+/** The team's activity entries of surface `hook`, oldest first, in the fields the test reads. */
+const hookEntries = async () =>
+  (await activityOf('hook')).map(({ token_id, operation, outcome, request_id }) => ({
+    token_id,
+    operation,
+    outcome,
+    request_id,
+  }));
 
 const entryOf = (operation: string, updateId: number) => ({
   token_id: null,
@@ -49,20 +49,7 @@ describe('Telegram updates through the pipeline', () => {
     const joined = chatMember(77, 'left', 'member');
     expect(await deliver(joined, secret)).toEqual({ status: 200, body: { ok: true } });
     expect(await deliver(joined, secret)).toEqual({ status: 200, body: { ok: true, duplicate: true } });
-    const promoted = {
-      update_id: takeUpdateId(),
-      my_chat_member: {
-        chat: { id: Number(CHAT_ID), type: 'supergroup', title: 'Readers' },
-        from: user(9001),
-        date: Math.floor(clock.nowMs() / 1000),
-        old_chat_member: { status: 'member', user: { ...user(BOT.id, BOT.username), is_bot: true } },
-        new_chat_member: {
-          status: 'administrator',
-          user: { ...user(BOT.id, BOT.username), is_bot: true },
-          can_invite_users: true,
-        },
-      },
-    };
+    const promoted = botPromoted({ can_invite_users: true });
     expect((await deliver(promoted, secret)).status).toBe(200);
     const message = {
       update_id: takeUpdateId(),

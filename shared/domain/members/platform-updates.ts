@@ -20,9 +20,9 @@ import type { Member } from './schema.js';
 
 /**
  * Membership changes reported by a platform (DESIGN D17, D22): a person joined or left the project's
- * community, or changed their username or display name. Inbound platform updates (the Telegram adapter,
- * later) call {@link recordPlatformMembership} after verifying and parsing them; nothing on the REST or
- * tool surface does.
+ * community, or changed their username or display name. The Telegram hook runs {@link recordPlatformMembership}
+ * through the pipeline as the internal operation of the same name once it verified and parsed an update; the portal's
+ * Discord linking calls it inside its own operation; nothing on the REST or tool surface does.
  */
 
 /** One platform membership update: who, in which project, what happened, and their current profile. */
