@@ -1,4 +1,4 @@
-import type { ActivityEntry } from '../domain/activity/schema.js';
+import type { ActivityEntry, ActivitySurface } from '../domain/activity/schema.js';
 import { entity, keys, sortKeyPrefix } from './keys.js';
 import type { Store } from './store.js';
 import { decodeCursor, encodeCursor } from './pages.js';
@@ -9,13 +9,17 @@ import type { Item } from './requests.js';
  * (`act_` + a monotonic ULID), so newest first is a backward query; each kept until its TTL `expires_at`.
  */
 
-/** Which entries a page of the activity log holds: optionally one token's, one team member's, one operation's. */
+/**
+ * Which entries a page of the activity log holds: optionally one token's, one team member's, one operation's, one
+ * surface's.
+ */
 export interface ActivityQuery {
   limit: number;
   cursor?: string;
   token_id?: string;
   member_id?: string;
   operation?: string;
+  surface?: ActivitySurface;
 }
 
 /** The public entry of a stored item. */
@@ -74,9 +78,16 @@ export const activityStore = {
       filters.push('member_id = :member');
       values[':member'] = query.member_id;
     }
+    const names: Record<string, string> = {};
     if (query.operation) {
       filters.push('#operation = :operation');
+      names['#operation'] = 'operation';
       values[':operation'] = query.operation;
+    }
+    if (query.surface) {
+      filters.push('#surface = :surface');
+      names['#surface'] = 'surface';
+      values[':surface'] = query.surface;
     }
     const data: ActivityEntry[] = [];
     let lastReturnedKey: Record<string, unknown> | undefined;
@@ -85,7 +96,7 @@ export const activityStore = {
       const result = await store.query({
         KeyConditionExpression: 'pk = :pk',
         FilterExpression: filters.length ? filters.join(' AND ') : undefined,
-        ExpressionAttributeNames: query.operation ? { '#operation': 'operation' } : undefined,
+        ExpressionAttributeNames: Object.keys(names).length ? names : undefined,
         ExpressionAttributeValues: values,
         ScanIndexForward: false,
         Limit: filters.length ? 100 : query.limit - data.length,

@@ -3,8 +3,8 @@
  * write is recorded — whatever its outcome — with the invoking token id, the surface, the operation
  * (REST operation id or tool name), the outcome (`ok` or the error code), the HTTP status, the duration
  * and the request id the caller saw. REST reads are not recorded. The log reads newest first with
- * cursor pagination (REST `GET /v1/activity` and the `get_activity_log` tool alike), filtered by token
- * and/or operation with full pages, and it never holds a token secret or a webhook secret.
+ * cursor pagination (REST `GET /v1/activity` and the `get_activity_log` tool alike), filtered by token, operation
+ * and/or surface with full pages, and it never holds a token secret or a webhook secret.
  */
 import { randomUUID } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
@@ -219,6 +219,20 @@ describe('reading the log', () => {
     expect(none.entries).toEqual([]);
   });
 
+  it('filters by surface, alone and with an operation, with full pages', async () => {
+    const whole = (await readAll()).entries;
+    const bySurface = await readAll({ surface: 'mcp' }, 6);
+    expect(bySurface.entries.map((entry) => entry.id)).toEqual(
+      whole.filter((entry) => entry.surface === 'mcp').map((entry) => entry.id),
+    );
+    expect(bySurface.entries).toHaveLength(20);
+    expect(bySurface.pages.slice(0, 3)).toEqual([6, 6, 6]);
+    const restWrites = await readAll({ surface: 'rest', operation: 'createProject' });
+    expect(restWrites.entries).toHaveLength(10);
+    expect(await readAll({ surface: 'rest', operation: 'get_team' })).toMatchObject({ entries: [] });
+    expect(await readAll({ surface: 'hook' })).toMatchObject({ entries: [] });
+  });
+
   it('reads the same through the get_activity_log tool', async () => {
     const whole = (await readAll()).entries;
     const ids: string[] = [];
@@ -255,8 +269,16 @@ describe('reading the log', () => {
       await rest(runtime, { method: 'GET', path: '/v1/activity', token: world.a.token, query: { cursor: 'abc' } }),
       'VALIDATION_FAILED',
     );
+    expectRestProblem(
+      await rest(runtime, { method: 'GET', path: '/v1/activity', token: world.a.token, query: { surface: 'fax' } }),
+      'VALIDATION_FAILED',
+    );
     expectToolProblem(
       await tool(runtime, world.a.principal, 'get_activity_log', { token_id: 'nope' }),
+      'VALIDATION_FAILED',
+    );
+    expectToolProblem(
+      await tool(runtime, world.a.principal, 'get_activity_log', { surface: 'fax' }),
       'VALIDATION_FAILED',
     );
   });

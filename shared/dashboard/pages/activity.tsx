@@ -1,7 +1,7 @@
 /** @jsx h */
 /** @jsxFrag Fragment */
 import type { ApiGatewayResult } from '../../http/api-gateway.js';
-import type { ActivityEntry } from '../../domain/activity/schema.js';
+import { ACTIVITY_SURFACES, type ActivityEntry } from '../../domain/activity/schema.js';
 import { Badge, DataTable, Listing, When } from '../components.js';
 import { Page } from '../layout.js';
 import { h } from '../../web/html.js';
@@ -11,13 +11,14 @@ import { listActivity } from '../../domain/activity/handlers.js';
 
 const { read } = pageOperations({ listActivity });
 
-/** `GET /dashboard/activity`: the activity log, filtered by token, member or operation. */
+/** `GET /dashboard/activity`: the activity log, filtered by token, member, operation or surface. */
 export async function activityPage(request: SignedInRequest): Promise<ApiGatewayResult> {
   const { query } = request;
   const filters = {
     ...(query.get('token_id') ? { token_id: query.get('token_id') } : {}),
     ...(query.get('member_id') ? { member_id: query.get('member_id') } : {}),
     ...(query.get('operation') ? { operation: query.get('operation') } : {}),
+    ...(query.get('surface') ? { surface: query.get('surface') } : {}),
   };
   const entries = await read<ListPage<ActivityEntry>>(request, 'listActivity', { limit: 50, ...filters });
   return htmlResult(
@@ -44,6 +45,17 @@ export async function activityPage(request: SignedInRequest): Promise<ApiGateway
         <div>
           <label for="filter-operation">Operation</label>
           <input type="text" id="filter-operation" name="operation" value={query.get('operation') ?? ''} />
+        </div>
+        <div>
+          <label for="filter-surface">Surface</label>
+          <select id="filter-surface" name="surface">
+            <option value="">Any</option>
+            {ACTIVITY_SURFACES.map((surface) => (
+              <option value={surface} selected={query.get('surface') === surface}>
+                {surface}
+              </option>
+            ))}
+          </select>
         </div>
         <div>
           <button type="submit">Filter</button>

@@ -8,7 +8,7 @@ import { ListQuery, Timestamp, Uuid, listOf } from '../../schemas/common.js';
  * (D22); `operator` is the operator CLI (DESIGN §5) and the operator's billing hook. Entries of `hook` and `operator`
  * name no token or member.
  */
-const ACTIVITY_SURFACES = ['rest', 'mcp', 'dashboard', 'portal', 'hook', 'operator'] as const;
+export const ACTIVITY_SURFACES = ['rest', 'mcp', 'dashboard', 'portal', 'hook', 'operator'] as const;
 /** One of the activity surfaces (a closed list, written once). */
 export type ActivitySurface = (typeof ACTIVITY_SURFACES)[number];
 
@@ -53,6 +53,9 @@ export const ActivityList = listOf(ActivityEntry, 'ActivityList');
 export const ActivityQuery = z.extend(ListQuery, {
   token_id: z.optional(IdSchemas.token()).check(z.describe('Only entries of this token (a ULID).')),
   member_id: z.optional(Uuid).check(z.describe('Only dashboard actions of this team member.')),
+  surface: z
+    .optional(z.enum(ACTIVITY_SURFACES))
+    .check(z.describe('Only entries of this surface (`hook`: what a payment provider or platform reported).')),
   operation: z
     .optional(z.string().check(z.minLength(1), z.maxLength(200)))
     .check(
