@@ -235,30 +235,6 @@ export async function activateSession(store: Store, sessionId: string): Promise<
   });
 }
 
-/**
- * Revokes a session of member `memberId` of `teamId` (sign-out, or the member's session list). A session
- * of anyone else is NOT_FOUND. Revoking twice keeps the first time.
- */
-export async function revokeSession(
-  store: Store,
-  clock: Clock,
-  teamId: string,
-  memberId: string,
-  sessionId: string,
-): Promise<void> {
-  try {
-    await store.update({
-      Key: keys.dashboardSession(sessionId),
-      UpdateExpression: 'SET revoked_at = if_not_exists(revoked_at, :now)',
-      ConditionExpression: 'attribute_exists(pk) AND team_id = :team AND member_id = :member',
-      ExpressionAttributeValues: { ':now': isoTime(clock.nowMs()), ':team': teamId, ':member': memberId },
-    });
-  } catch (error) {
-    if (error instanceof ConditionFailedError) throw new ProblemError('NOT_FOUND', `No session ${sessionId}.`);
-    throw error;
-  }
-}
-
 /** The member's sessions that are still live (not revoked, not idle too long), newest first (at most 100). */
 export async function listSessions(
   store: Store,

@@ -37,6 +37,7 @@ import { teamsInternalHandlers } from './teams/internal-handlers.js';
 import { billingInternalHandlers } from './billing/internal-handlers.js';
 import { paymentsInternalHandlers } from './payments/internal-handlers.js';
 import { projectsInternalHandlers } from './projects/internal-handlers.js';
+import { teamMembersInternalHandlers } from './team-members/internal-handlers.js';
 
 /**
  * Every operation's handler by operation id (runtime code: the local server, the `$default` route and
@@ -86,6 +87,7 @@ const INTERNAL_HANDLERS = {
   ...billingInternalHandlers,
   ...paymentsInternalHandlers,
   ...projectsInternalHandlers,
+  ...teamMembersInternalHandlers,
 } satisfies Record<InternalOperationId, unknown>;
 
 /** Every routed and internal operation's handler type, by operation id (pages pick theirs: `pageOperations`). */

@@ -18,9 +18,9 @@ import {
   createSignInLink,
   findSession,
   listSessions,
-  revokeSession,
 } from '../../shared/dashboard/sessions.js';
 import { listActivity } from '../../shared/domain/activity/repository.js';
+import { dashboardSessionStore } from '../../shared/store/dashboard-sessions.js';
 import { createProject } from '../../shared/domain/projects/creation.js';
 import { BUILT_IN_ROLE_IDS } from '../../shared/domain/roles/built-in.js';
 import { ensureTeamOwner, removeTeamMember } from '../../shared/domain/team-members/changes.js';
@@ -94,10 +94,10 @@ describe('sign-in links and sessions', () => {
     expect((await listSessions(runtime.store, clock, team.id, owner.id)).map((session) => session.id)).toEqual([
       first.session.id,
     ]);
-    await expect(revokeSession(runtime.store, clock, team.id, randomUUID(), first.session.id)).rejects.toMatchObject({
-      code: 'NOT_FOUND',
-    });
-    await revokeSession(runtime.store, clock, team.id, owner.id, first.session.id);
+    const revoke = (memberId: string) =>
+      dashboardSessionStore.revoke(runtime.store, clock, { teamId: team.id, memberId, sessionId: first.session.id });
+    await expect(revoke(randomUUID())).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await revoke(owner.id);
     expect(await findSession(runtime.store, clock, first.cookieValue)).toBeNull();
     expect(await findSession(runtime.store, clock, `${first.cookieValue.slice(0, -1)}x`)).toBeNull();
 
@@ -366,5 +366,45 @@ describe('a team member as principal', () => {
     expect(await fanOutEvent(runtime, two)).toBe(0);
     const deliveries = await listDeliveries(runtime, principal, { limit: 10 });
     expect(deliveries.data.map((delivery) => delivery.event_id)).toEqual([one.id]);
+  });
+});
+
+describe('signing out through the pipeline', () => {
+  it('signs out and revokes a session as `revokeDashboardSession`: logged for the member, also while the team is locked; another member’s session is NOT_FOUND', async () => {
+    const clock = testClock();
+    const runtime = await createTestRuntime({ clock });
+    const { team } = await seedTeam(runtime.store, clock, undefined, 'free');
+    const owner = await ensureTeamOwner(runtime, team.id, { email: `owner-${randomUUID()}@example.com`, name: 'O' });
+    const open = () =>
+      createSession(runtime.store, clock, { teamId: team.id, memberId: owner.id, state: 'active', method: 'passkey' });
+    const [current, other] = [await open(), await open()];
+    const post = (path: string) =>
+      handleDashboardRequest(
+        runtime,
+        dashboardEvent('POST', path, {
+          cookie: current.cookieValue,
+          form: { csrf_token: current.session.csrf_token, idempotency_key: randomUUID() },
+        }),
+      );
+    await lockTeam(runtime, team.id); // signing out is exempt from the lockdown (D20)
+
+    const revoked = await post(`/dashboard/account/sessions/${other.session.id}/revoke`);
+    expect(revoked.statusCode).toBe(303);
+    expect(await findSession(runtime.store, clock, other.cookieValue)).toBeNull();
+    const foreign = await post(`/dashboard/account/sessions/${randomUUID()}/revoke`);
+    expect(foreign.statusCode).toBe(404);
+    const signedOut = await post('/dashboard/sign-out');
+    expect(signedOut.statusCode).toBe(303);
+    expect(signedOut.headers.Location).toBe('/dashboard/sign-in?signed_out=1');
+    expect(await findSession(runtime.store, clock, current.cookieValue)).toBeNull();
+
+    const activity = await listActivity(runtime.store, team.id, { limit: 10, operation: 'revokeDashboardSession' });
+    expect(
+      activity.data.map(({ surface, member_id, token_id, outcome }) => [surface, member_id, token_id, outcome]),
+    ).toEqual([
+      ['dashboard', owner.id, null, 'ok'],
+      ['dashboard', owner.id, null, 'NOT_FOUND'],
+      ['dashboard', owner.id, null, 'ok'],
+    ]);
   });
 });

@@ -1,11 +1,15 @@
 /** @jsx h */
 import type { ApiGatewayResult } from '../../http/api-gateway.js';
-import { CsrfField, DataTable, Notice, When } from '../components.js';
+import { CsrfField, DataTable, Notice, ProblemView, When } from '../components.js';
 import { Page } from '../layout.js';
 import { h } from '../../web/html.js';
 import { htmlResult, redirectResult, type SignedInRequest } from '../http.js';
 import { listPasskeys } from '../passkeys.js';
-import { listSessions, revokeSession } from '../sessions.js';
+import { listSessions } from '../sessions.js';
+import { teamMembersInternalHandlers } from '../../domain/team-members/internal-handlers.js';
+import { pageOperations } from './kit.js';
+
+const { write } = pageOperations({ revokeDashboardSession: teamMembersInternalHandlers.revokeDashboardSession });
 
 /**
  * The signed-in member's own account page (DESIGN D21): their sessions, each revocable, their passkeys and their own
@@ -80,17 +84,21 @@ function ActivityOfMe(props: { request: SignedInRequest }) {
   );
 }
 
-/** `POST /dashboard/account/sessions/{id}/revoke`: signs out one of the member's sessions. */
+/**
+ * `POST /dashboard/account/sessions/{id}/revoke`: `revokeDashboardSession`, signing out one of the member's sessions;
+ * another member's (or none) is the operation's NOT_FOUND page.
+ */
 export async function revokeOwnSession(
   request: SignedInRequest,
   params: Record<string, string>,
 ): Promise<ApiGatewayResult> {
-  await revokeSession(
-    request.runtime.store,
-    request.runtime.clock,
-    request.viewer.team.id,
-    request.viewer.member.id,
-    params.id,
-  );
+  const revoked = await write(request, 'revokeDashboardSession', { session_id: params.id });
+  if (!revoked.ok)
+    return htmlResult(
+      revoked.problem.status,
+      <Page title="Your account" viewer={request.viewer} current="/dashboard/account">
+        <ProblemView problem={revoked.problem} />
+      </Page>,
+    );
   return redirectResult('/dashboard/account?revoked=1');
 }

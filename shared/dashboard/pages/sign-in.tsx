@@ -27,10 +27,14 @@ import {
 import type { AcceptedTeamInvitation } from '../../domain/team-members/schema.js';
 import { findMember } from '../../domain/team-members/records.js';
 import { acceptTeamInvitation } from '../../domain/team-members/handlers.js';
+import { teamMembersInternalHandlers } from '../../domain/team-members/internal-handlers.js';
 import { pageOperations } from './kit.js';
-import { activateSession, consumeSignInLink, createSession, revokeSession } from '../sessions.js';
+import { activateSession, consumeSignInLink, createSession } from '../sessions.js';
 
-const { runPublic } = pageOperations({ acceptTeamInvitation });
+const { runPublic, write } = pageOperations({
+  acceptTeamInvitation,
+  revokeDashboardSession: teamMembersInternalHandlers.revokeDashboardSession,
+});
 
 /**
  * Signing in and out of the dashboard (DESIGN D21): the sign-in page (passkey), one-time sign-in links,
@@ -276,14 +280,11 @@ export async function passkeyRegister(request: SignedInRequest): Promise<ApiGate
   }
 }
 
-/** `POST /dashboard/sign-out`: revokes this session and clears the cookie. */
+/**
+ * `POST /dashboard/sign-out`: `revokeDashboardSession` of this session (surface `dashboard`, in the member's log), then
+ * the cookie is cleared whatever it answered, as the portal's sign-out does.
+ */
 export async function signOut(request: SignedInRequest): Promise<ApiGatewayResult> {
-  await revokeSession(
-    request.runtime.store,
-    request.runtime.clock,
-    request.viewer.team.id,
-    request.viewer.member.id,
-    request.session.id,
-  );
+  await write(request, 'revokeDashboardSession', { session_id: request.session.id });
   return redirectResult('/dashboard/sign-in?signed_out=1', [clearedSessionCookie()]);
 }

@@ -1,4 +1,5 @@
 import { defineModule, defineOperation } from '../../operations/definition.js';
+import { teamMembersInternalOperations } from './internal-operations.js';
 import {
   AcceptTeamInvitationRequest,
   AcceptedTeamInvitation,
@@ -94,4 +95,5 @@ export const teamMembersModule = defineModule({
       rest: { method: 'DELETE', path: '/v1/team-members/{id}', successStatus: 200 },
     }),
   },
+  internal: teamMembersInternalOperations,
 });
