@@ -17,7 +17,7 @@ import { localConfig } from '../shared/config.js';
 import { BILLING_TIERS } from '../shared/domain/billing/schema.js';
 import { teamOfToken } from '../shared/domain/tokens/repository.js';
 import { createSignInLink } from '../shared/dashboard/sessions.js';
-import { ProblemError, toProblem } from '../shared/errors.js';
+import { failureOf, ProblemError, toProblem } from '../shared/errors.js';
 import { logger } from '../shared/logger.js';
 import type { InternalOperationId, OperationId } from '../shared/operations/registry.js';
 import type { Runtime } from '../shared/runtime.js';
@@ -102,9 +102,7 @@ async function operate<T>(
     surface: 'operator',
   });
   if (outcome.ok) return outcome.result;
-  if (outcome.cause instanceof Error) throw outcome.cause;
-  const { code, detail, errors } = outcome.problem;
-  throw new ProblemError(code, detail, { errors });
+  throw failureOf(outcome);
 }
 
 /** The operator's principal for existing team `teamId`; NOT_FOUND when there is no such team (deleted ones count). */

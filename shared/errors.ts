@@ -52,6 +52,16 @@ export interface ProblemDocument {
 }
 
 /**
+ * What a failed operation's outcome throws where its caller throws rather than renders (the operator CLI, the inbound
+ * hooks): the unexpected error behind an INTERNAL_ERROR when there is one, else the problem as a ProblemError (field
+ * errors kept).
+ */
+export function failureOf(failed: { problem: ProblemDocument; cause?: unknown }): Error {
+  if (failed.cause instanceof Error) return failed.cause;
+  return new ProblemError(failed.problem.code, failed.problem.detail, { errors: failed.problem.errors });
+}
+
+/**
  * Turns any thrown value into a problem document. A {@link ProblemError} keeps its code; anything
  * else becomes INTERNAL_ERROR with a generic detail (the original message is never exposed, since it
  * may carry secrets or internals — log it instead).

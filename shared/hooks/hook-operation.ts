@@ -1,6 +1,6 @@
 import type { Principal } from '../auth/principal.js';
 import type { ActivitySurface } from '../domain/activity/schema.js';
-import { ProblemError } from '../errors.js';
+import { failureOf } from '../errors.js';
 import type { PipelineOperation } from '../operations/definition.js';
 import type { AnyHandler } from '../operations/handler.js';
 import { invokeOperation } from '../operations/invoke.js';
@@ -39,6 +39,5 @@ export async function runHookOperation(runtime: Runtime, call: HookOperationCall
     decode: () => ({ input: call.input, idempotencyKey: null, fingerprint: [], cursorField: 'body.cursor' }),
   });
   if (outcome.ok) return outcome.result;
-  if (outcome.cause instanceof Error) throw outcome.cause;
-  throw new ProblemError(outcome.problem.code, outcome.problem.detail);
+  throw failureOf(outcome);
 }

@@ -1,7 +1,7 @@
 import type { ActivityEntry, ActivitySurface } from '../domain/activity/schema.js';
 import { entity, keys, sortKeyPrefix } from './keys.js';
 import type { Store } from './store.js';
-import { decodeCursor, encodeCursor } from './pages.js';
+import { decodeCursor, encodeCursor, listFilter } from './pages.js';
 import type { Item } from './requests.js';
 
 /**
@@ -68,38 +68,23 @@ export const activityStore = {
     maxReads: number,
   ): Promise<{ data: ActivityEntry[]; next_cursor: string | null }> {
     const partition = keys.activityPartition(teamId);
-    const filters: string[] = [];
-    const values: Record<string, unknown> = { ':pk': partition };
-    if (query.token_id) {
-      filters.push('token_id = :token');
-      values[':token'] = query.token_id;
-    }
-    if (query.member_id) {
-      filters.push('member_id = :member');
-      values[':member'] = query.member_id;
-    }
-    const names: Record<string, string> = {};
-    if (query.operation) {
-      filters.push('#operation = :operation');
-      names['#operation'] = 'operation';
-      values[':operation'] = query.operation;
-    }
-    if (query.surface) {
-      filters.push('#surface = :surface');
-      names['#surface'] = 'surface';
-      values[':surface'] = query.surface;
-    }
+    const filter = listFilter([
+      { attribute: 'token_id', equals: query.token_id || undefined },
+      { attribute: 'member_id', equals: query.member_id || undefined },
+      { attribute: 'operation', equals: query.operation || undefined },
+      { attribute: 'surface', equals: query.surface },
+    ]);
     const data: ActivityEntry[] = [];
     let lastReturnedKey: Record<string, unknown> | undefined;
     let startKey = decodeCursor(query.cursor, partition, { sortKeyPrefix: sortKeyPrefix.activity });
     for (let reads = 0; ; reads++) {
       const result = await store.query({
         KeyConditionExpression: 'pk = :pk',
-        FilterExpression: filters.length ? filters.join(' AND ') : undefined,
-        ExpressionAttributeNames: Object.keys(names).length ? names : undefined,
-        ExpressionAttributeValues: values,
+        FilterExpression: filter?.expression,
+        ExpressionAttributeNames: filter?.names,
+        ExpressionAttributeValues: { ':pk': partition, ...filter?.values },
         ScanIndexForward: false,
-        Limit: filters.length ? 100 : query.limit - data.length,
+        Limit: filter ? 100 : query.limit - data.length,
         ExclusiveStartKey: startKey,
       });
       for (const item of result.items) {
