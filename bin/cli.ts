@@ -16,7 +16,7 @@ import { systemClock } from '../shared/clock.js';
 import { localConfig } from '../shared/config.js';
 import { BILLING_TIERS } from '../shared/domain/billing/schema.js';
 import { teamOfToken } from '../shared/domain/tokens/repository.js';
-import { createSignInLink } from '../shared/dashboard/sessions.js';
+import { createSignInLink } from '../shared/domain/team-members/sessions.js';
 import { failureOf, ProblemError, toProblem } from '../shared/errors.js';
 import { logger } from '../shared/logger.js';
 import type { InternalOperationId, OperationId } from '../shared/operations/registry.js';

@@ -1,6 +1,6 @@
-import { ConditionFailedError, type Store } from '../store/store.js';
 import type { Key } from '../store/requests.js';
-import { housekeepingTtl } from '../store/ttl.js';
+import { idleSessions } from '../store/idle-sessions.js';
+import type { Store } from '../store/store.js';
 
 /**
  * What the dashboard's sessions (DESIGN D21) and the subscriber portal's sessions (D27) share: one-time
@@ -12,8 +12,8 @@ const SESSION_TOUCH_INTERVAL_MS = 60 * 1000;
 
 /**
  * Moves the last-seen time of the session item `key` (read as `session`) to `nowMs` when it was written
- * at least a minute ago, with its TTL pushed to `idleMs` after now; `condition` must hold (default: the
- * item exists). A session ended meanwhile (the condition fails) is left as it is. Mutates `session`.
+ * at least a minute ago, with its TTL pushed to `idleMs` after now, unless the item is gone (or revoked, with
+ * `unlessRevoked`): a session ended meanwhile is left as it is. Mutates `session`.
  */
 export async function touchSession(
   store: Store,
@@ -21,18 +21,9 @@ export async function touchSession(
   session: { last_seen_at_ms: number },
   nowMs: number,
   idleMs: number,
-  condition = 'attribute_exists(pk)',
+  unlessRevoked = false,
 ): Promise<void> {
   if (nowMs - session.last_seen_at_ms < SESSION_TOUCH_INTERVAL_MS) return;
-  await store
-    .update({
-      Key: key,
-      UpdateExpression: 'SET last_seen_at_ms = :now, expires_at = :expires',
-      ConditionExpression: condition,
-      ExpressionAttributeValues: { ':now': nowMs, ':expires': housekeepingTtl(nowMs + idleMs) },
-    })
-    .catch((error) => {
-      if (!(error instanceof ConditionFailedError)) throw error;
-    });
+  await idleSessions.touch(store, key, nowMs, idleMs, unlessRevoked);
   session.last_seen_at_ms = nowMs;
 }

@@ -3,7 +3,7 @@ import { memberAbilities } from '../domain/team-members/abilities.js';
 import { findMember } from '../domain/team-members/records.js';
 import { findTeam } from '../domain/teams/repository.js';
 import { SESSION_COOKIE, safeReturnPath, type DashboardRequest, type SignedInRequest } from './http.js';
-import { findSession } from './sessions.js';
+import { findSession } from '../domain/team-members/sessions.js';
 
 /**
  * The signed-in viewer of a dashboard request (DESIGN D21), or null: no, unknown, revoked or idle session;

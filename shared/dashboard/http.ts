@@ -2,7 +2,7 @@ import { cookieDeletion, cookieSetting, type WebCookie } from '../web/cookies.js
 import { csrfTokenMatches, presentedCsrfToken } from '../web/csrf.js';
 import type { WebRequest } from '../web/request.js';
 import type { Viewer } from './components.js';
-import type { DashboardSession } from './sessions.js';
+import type { DashboardSession } from '../domain/team-members/sessions.js';
 
 export { formText, formValues } from '../web/request.js';
 export { assetResult, htmlResult, jsonResult, redirectResult } from '../web/results.js';

@@ -3,6 +3,7 @@ import { isoTime } from '../clock.js';
 import { Team } from '../domain/teams/schema.js';
 import { Timestamp } from '../schemas/common.js';
 import * as z from '../schemas/zod.js';
+import { dueAtUnchanged } from '../store/expressions.js';
 import { entity, keys, secondaryIndex } from '../store/keys.js';
 import { recordParser } from '../store/records.js';
 import type { Item } from '../store/requests.js';
@@ -101,10 +102,7 @@ export function scheduleDeadline(tx: Transaction, deadline: Deadline): void {
  * whole transaction fails with `ConditionFailedError`, so nothing is applied twice.
  */
 export function completeDeadline(tx: Transaction, deadline: Deadline): void {
-  tx.delete(keys.deadline(deadline.teamId, deadline.kind, deadline.subjectId), {
-    condition: 'attribute_exists(pk) AND due_at = :due_at',
-    values: { ':due_at': deadline.dueAt },
-  });
+  tx.delete(keys.deadline(deadline.teamId, deadline.kind, deadline.subjectId), dueAtUnchanged(deadline.dueAt));
 }
 
 /** A deadline item as stored ({@link deadlineItem}); `project_id` null or absent for team-level subjects. */

@@ -1,6 +1,6 @@
 import pMap from 'p-map';
 import { logger } from '../logger.js';
-import { keys, secondaryIndex } from '../store/keys.js';
+import { deadlineStore } from '../store/deadlines.js';
 import type { Key } from '../store/requests.js';
 import type { UnitOfWorkRuntime } from '../store/unit-of-work.js';
 import { DEADLINE_SHARDS, deadlineOf, dueSortKeyBound, type Deadline, type DeadlineKind } from './deadline.js';
@@ -58,18 +58,17 @@ export async function applyDueDeadlines(
       let seen = 0;
       let startKey: Key | undefined;
       do {
-        const page = await runtime.store.query({
-          IndexName: secondaryIndex.name,
-          KeyConditionExpression: '#pk = :pk AND #sk < :bound',
-          ExpressionAttributeNames: { '#pk': secondaryIndex.partitionKey, '#sk': secondaryIndex.sortKey },
-          ExpressionAttributeValues: { ':pk': keys.deadlineIndex(shard), ':bound': bound },
-          Limit: Math.min(pageSize, maxPerShard - seen),
-          ExclusiveStartKey: startKey,
-        });
+        const page = await deadlineStore.pageDue(
+          runtime.store,
+          shard,
+          bound,
+          startKey,
+          Math.min(pageSize, maxPerShard - seen),
+        );
         seen += page.items.length;
         for (const indexed of page.items) {
           const deadline = deadlineOf(indexed);
-          const current = await runtime.store.get(keys.deadline(deadline.teamId, deadline.kind, deadline.subjectId));
+          const current = await deadlineStore.read(runtime.store, deadline);
           if (!current || current.due_at !== deadline.dueAt) continue; // applied or moved meanwhile
           const handler = handlers[deadline.kind];
           try {

@@ -1,9 +1,7 @@
 import { ProblemError } from '../errors.js';
-import { entity, keys } from '../store/keys.js';
+import { hookReceipts } from '../store/hook-receipts.js';
 import { withRequestScope, type RequestScope } from '../store/request-scope.js';
 import { ConditionFailedError, TransactionCanceledError, type Store } from '../store/store.js';
-import type { TransactionItem } from '../store/requests.js';
-import { ttlAttribute } from '../store/ttl.js';
 
 /**
  * Receipts of processed inbound updates and provider events (DESIGN D22: "idempotent on the provider's
@@ -11,9 +9,6 @@ import { ttlAttribute } from '../store/ttl.js';
  * update's effect (through the request scope, like an idempotency completion) or alone when the update
  * changed nothing. A second delivery finds the receipt and changes nothing. Kept 30 days (TTL).
  */
-
-/** How long a receipt is kept, in seconds (Telegram retries an update for at most 24 hours; Stripe for 3 days). */
-const HOOK_RECEIPT_RETENTION_SECONDS = 30 * 24 * 3600;
 
 /** Identifies one inbound update. */
 export interface HookReceiptRef {
@@ -24,39 +19,13 @@ export interface HookReceiptRef {
   providerEventId: string;
 }
 
-/** The conditional put of a receipt (fails when it exists), as a transaction item. */
-function receiptPut(ref: HookReceiptRef, nowMs: number): TransactionItem {
-  return {
-    Put: {
-      Item: {
-        ...keys.hookReceipt(ref.teamId, ref.source, ref.projectId, ref.providerEventId),
-        entity: entity.hookReceipt,
-        team_id: ref.teamId,
-        source: ref.source,
-        received_at: new Date(nowMs).toISOString(),
-        expires_at: ttlAttribute(nowMs, HOOK_RECEIPT_RETENTION_SECONDS),
-      },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    },
-  };
-}
-
-/** True when the update was processed already (strongly consistent read). */
-async function hasReceipt(store: Store, ref: HookReceiptRef): Promise<boolean> {
-  return (
-    (await store.get(keys.hookReceipt(ref.teamId, ref.source, ref.projectId, ref.providerEventId), {
-      projection: 'pk',
-    })) !== undefined
-  );
-}
-
 /**
  * Stores the receipt of an update that changes nothing but must be answered once (a Discord interaction): true when
  * this call stored it, false when it existed already (a replay).
  */
 export async function claimReceipt(store: Store, ref: HookReceiptRef, nowMs: number): Promise<boolean> {
   try {
-    await store.transactWrite([receiptPut(ref, nowMs)]);
+    await hookReceipts.write(store, ref, nowMs);
     return true;
   } catch (error) {
     if (error instanceof ConditionFailedError || error instanceof TransactionCanceledError) return false;
@@ -83,19 +52,19 @@ export async function applyOnce(
   nowMs: () => number,
   work: (scope: RequestScope) => Promise<void>,
 ): Promise<ReceiptOutcome> {
-  if (await hasReceipt(store, ref)) return 'duplicate';
+  if (await hookReceipts.exists(store, ref)) return 'duplicate';
   const scope: RequestScope = {
-    itemsForEffect: () => [{ item: receiptPut(ref, nowMs()), onConditionFailed: receivedMeanwhile }],
+    itemsForEffect: () => [{ item: hookReceipts.item(ref, nowMs()), onConditionFailed: receivedMeanwhile }],
   };
   try {
     await withRequestScope(scope, () => work(scope));
-    if (!scope.committedWith) await store.transactWrite([receiptPut(ref, nowMs())]);
+    if (!scope.committedWith) await hookReceipts.write(store, ref, nowMs());
   } catch (error) {
     const raced =
       error instanceof ConditionFailedError ||
       error instanceof TransactionCanceledError ||
       error instanceof ProblemError;
-    if (raced && (await hasReceipt(store, ref))) return 'duplicate';
+    if (raced && (await hookReceipts.exists(store, ref))) return 'duplicate';
     throw error;
   }
   return 'applied';

@@ -1,9 +1,10 @@
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes, randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { ProblemError } from '../errors.js';
-import { entity, keys } from '../store/keys.js';
+import { idempotencyRecords, type IdempotencyHolder, type IdempotencyRecord } from '../store/idempotency-records.js';
+import { keys } from '../store/keys.js';
 import type { RequestItem } from '../store/request-scope.js';
-import { ConditionFailedError, type Store } from '../store/store.js';
+import type { Store } from '../store/store.js';
 
 /** Keys are kept 24 hours (DESIGN D3). */
 const IDEMPOTENCY_RETENTION_SECONDS = 24 * 60 * 60;
@@ -55,7 +56,7 @@ export type IdempotencyClaim =
        * The record's write as one item of the effect's transaction (DESIGN D3, D14: the response is stored
        * with the effect, so a crash between them can never run the effect twice): in `'claim'` mode the
        * completion of the claim (an Update); in `'in-transaction'` mode the Put of the completed record,
-       * conditional on `attribute_not_exists(pk) OR expires_at < :now`, whose failure throws
+       * conditional on the key being free (no record, or an expired one), whose failure throws
        * IDEMPOTENCY_KEY_IN_USE ({@link keyInUse}: never a lost race the operation would retry).
        */
       completionInTransaction(response: StoredResponse): RequestItem;
@@ -75,21 +76,6 @@ function keyInUse(): ProblemError {
     'A request with this Idempotency-Key is still being processed. Retry shortly.',
     { headers: { 'Retry-After': '1' } },
   );
-}
-
-/** The stored idempotency record under `recordAddress` (DESIGN D3): one definition for both modes. */
-interface IdempotencyRecord {
-  /** `requestFingerprint` of the request that holds the key. */
-  fingerprint?: string;
-  state?: 'in_progress' | 'completed';
-  /** The response, sealed ({@link seal}); present once completed. */
-  response?: string;
-  /** Random id of the request that wrote the record (its `complete`/`release` act only on it). */
-  claim_id?: string;
-  /** Epoch seconds: an in-progress claim older than this may be taken over. */
-  locked_until?: number;
-  /** Epoch seconds: the record's end (24 hours, DynamoDB TTL). */
-  expires_at?: number;
 }
 
 /**
@@ -196,114 +182,43 @@ export async function beginIdempotentRequest(
   mode: IdempotencyMode = 'claim',
 ): Promise<IdempotencyClaim> {
   const nowSeconds = Math.floor(clock.nowMs() / 1000);
-  const Key = recordAddress(teamId, key);
-  const claimId = randomUUID(); // `complete` and release act only on this request's own record
+  // `complete` and release act only on this request's own record (its random claim id).
+  const holder: IdempotencyHolder = { key: recordAddress(teamId, key), claimId: randomUUID(), fingerprint, nowSeconds };
+  const expiresAt = nowSeconds + IDEMPOTENCY_RETENTION_SECONDS;
   if (mode === 'claim') {
-    try {
-      await store.put({
-        Item: {
-          ...Key,
-          entity: entity.idempotency,
-          state: 'in_progress',
-          claim_id: claimId,
-          fingerprint,
-          locked_until: nowSeconds + IDEMPOTENCY_LOCK_SECONDS,
-          expires_at: nowSeconds + IDEMPOTENCY_RETENTION_SECONDS,
-        },
-        ConditionExpression:
-          'attribute_not_exists(pk) OR expires_at < :now OR (#state = :in_progress AND locked_until < :now)',
-        ExpressionAttributeNames: { '#state': 'state' },
-        ExpressionAttributeValues: { ':now': nowSeconds, ':in_progress': 'in_progress' },
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      });
-    } catch (error) {
-      if (!(error instanceof ConditionFailedError)) throw error;
-      return { kind: 'replay', response: answerOfRecord(teamId, key, fingerprint, error.item) };
-    }
+    const outcome = await idempotencyRecords.claim(store, holder, nowSeconds + IDEMPOTENCY_LOCK_SECONDS, expiresAt);
+    if (!outcome.claimed) return { kind: 'replay', response: answerOfRecord(teamId, key, fingerprint, outcome.record) };
   }
-  const ownClaim = {
-    ConditionExpression: '#state = :in_progress AND claim_id = :claim',
-    ExpressionAttributeNames: { '#state': 'state' },
-  };
-  /**
-   * `complete` after the effect's transaction stored a provisional response: the same claim, in progress or completed.
-   */
-  const ownCompletion = {
-    ConditionExpression: '(#state = :in_progress OR #state = :completed) AND claim_id = :claim',
-    ExpressionAttributeNames: { '#state': 'state' },
-  };
-  const ignoreLostClaim = (error: unknown) => {
-    if (!(error instanceof ConditionFailedError)) throw error;
-  };
-  /** The completed record of `'in-transaction'` mode, written only if the key is free. */
-  const freshRecord = (response: StoredResponse) => ({
-    Item: {
-      ...Key,
-      entity: entity.idempotency,
-      state: 'completed',
-      claim_id: claimId,
-      fingerprint,
-      response: seal(teamId, key, response),
-      expires_at: nowSeconds + IDEMPOTENCY_RETENTION_SECONDS,
-    },
-    ConditionExpression: 'attribute_not_exists(pk) OR expires_at < :now',
-    ExpressionAttributeValues: { ':now': nowSeconds },
-  });
   let storedInTransaction: string | null = null;
   return {
     kind: 'claimed',
     completionInTransaction: (response) => {
       storedInTransaction = JSON.stringify(response);
-      if (mode === 'in-transaction') return { item: { Put: freshRecord(response) }, onConditionFailed: keyInUse };
+      const sealed = seal(teamId, key, response);
+      if (mode === 'in-transaction')
+        return { item: idempotencyRecords.completedRecordItem(holder, sealed, expiresAt), onConditionFailed: keyInUse };
       // The claim id stays until `complete`, which may still replace the response by the final one.
-      return {
-        Update: {
-          Key,
-          UpdateExpression: 'SET #state = :completed, #response = :response REMOVE locked_until',
-          ConditionExpression: ownClaim.ConditionExpression,
-          ExpressionAttributeNames: { ...ownClaim.ExpressionAttributeNames, '#response': 'response' },
-          ExpressionAttributeValues: {
-            ':completed': 'completed',
-            ':response': seal(teamId, key, response),
-            ':in_progress': 'in_progress',
-            ':claim': claimId,
-          },
-        },
-      };
+      return idempotencyRecords.claimCompletionItem(holder, sealed);
     },
     complete: async (response, storedWithEffect = storedInTransaction !== null) => {
+      // A lost claim (the key not free, or no longer this request's claim) is left as it is: the writes resolve false.
       if (!storedWithEffect || storedInTransaction === null) {
         // No transaction carried the record (the operation wrote nothing, or not in a unit of work).
         if (mode === 'in-transaction') {
-          await store.put(freshRecord(response)).catch(ignoreLostClaim);
+          await idempotencyRecords.putCompleted(store, holder, seal(teamId, key, response), expiresAt);
           return;
         }
       } else if (storedInTransaction === JSON.stringify(response)) {
         return;
       }
-      await store
-        .update({
-          Key,
-          UpdateExpression: 'SET #state = :completed, #response = :response REMOVE locked_until, claim_id',
-          ConditionExpression: ownCompletion.ConditionExpression,
-          ExpressionAttributeNames: { ...ownClaim.ExpressionAttributeNames, '#response': 'response' },
-          ExpressionAttributeValues: {
-            ':completed': 'completed',
-            ':response': seal(teamId, key, response),
-            ':in_progress': 'in_progress',
-            ':claim': claimId,
-          },
-        })
-        .catch(ignoreLostClaim);
+      await idempotencyRecords.complete(store, holder, seal(teamId, key, response));
     },
     settleFailure: async (error) => {
       if (mode === 'claim') {
-        await store
-          .delete({ Key, ...ownClaim, ExpressionAttributeValues: { ':in_progress': 'in_progress', ':claim': claimId } })
-          .catch(() => undefined);
+        await idempotencyRecords.release(store, holder).catch(() => undefined);
         throw error;
       }
-      const existing = (await store.get(Key, { consistent: true })) as IdempotencyRecord | undefined;
+      const existing = await idempotencyRecords.read(store, holder.key);
       // An expired record (not yet removed by the TTL) is no record.
       if (!existing || (existing.expires_at ?? 0) < nowSeconds) throw error;
       return answerOfRecord(teamId, key, fingerprint, existing);

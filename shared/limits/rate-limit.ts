@@ -1,7 +1,8 @@
 import type { Clock } from '../clock.js';
 import { ProblemError } from '../errors.js';
 import { keys } from '../store/keys.js';
-import { ConditionFailedError, type Store } from '../store/store.js';
+import { rateLimitCounters } from '../store/rate-limit-counters.js';
+import type { Store } from '../store/store.js';
 
 /**
  * Rate-limit buckets (interface "Limits", D4): `limit` requests per `windowSeconds`, per token or (anonymous,
@@ -102,25 +103,10 @@ export async function consumeRateLimit(
   units = 1,
 ): Promise<RateLimitState> {
   const window = rateWindow(clock, bucket, subject);
-  const { limit, windowSeconds, resetSeconds } = window;
+  const { limit, resetSeconds } = window;
   if (!Number.isInteger(units) || units < 1) throw new Error(`units must be a positive integer, got ${units}`);
   if (units > limit) throw rateLimitedError(bucket, window);
-  try {
-    const attributes = await store.update({
-      Key: window.key,
-      UpdateExpression: 'ADD request_count :units SET expires_at = :expires',
-      ConditionExpression: 'attribute_not_exists(request_count) OR request_count <= :most',
-      ExpressionAttributeValues: {
-        ':units': units,
-        ':most': limit - units,
-        ':expires': window.windowStart + windowSeconds * 2,
-      },
-      ReturnValues: 'UPDATED_NEW',
-    });
-    const count = Number(attributes?.request_count ?? limit);
-    return { limit, remaining: Math.max(0, limit - count), resetSeconds };
-  } catch (error) {
-    if (!(error instanceof ConditionFailedError)) throw error;
-    throw rateLimitedError(bucket, window);
-  }
+  const count = await rateLimitCounters.consume(store, window, units);
+  if (count === null) throw rateLimitedError(bucket, window);
+  return { limit, remaining: Math.max(0, limit - count), resetSeconds };
 }

@@ -17,9 +17,9 @@ import { CreatePlanRequest } from '../domain/plans/schema.js';
 import { generateAccessCodes } from '../domain/access-codes/generation.js';
 import { GenerateAccessCodesRequest } from '../domain/access-codes/schema.js';
 import { DAY_MS } from '../clock.js';
-import { keys } from '../store/keys.js';
+import { demoSeedMarker } from '../store/demo-seed-marker.js';
 import { ConditionFailedError, type Store } from '../store/store.js';
-import { createSignInLink } from '../dashboard/sessions.js';
+import { createSignInLink } from '../domain/team-members/sessions.js';
 import { listProjects } from '../domain/projects/repository.js';
 import { ensureTeamOwner } from '../domain/team-members/changes.js';
 import { JOIN_PATH } from '../public-pages/http.js';
@@ -39,10 +39,7 @@ async function seedDemoTeam(store: Store, clock: Clock): Promise<{ team: Team; c
   let team = await findTeam(store, DEMO_TEAM_ID);
   if (team) return { team, created: false };
   try {
-    await store.put({
-      Item: { ...keys.demoSeedMarker(), seeded_at: new Date(clock.nowMs()).toISOString() },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    });
+    await demoSeedMarker.put(store, new Date(clock.nowMs()).toISOString());
     team = await createTeam(store, clock, { id: DEMO_TEAM_ID, name: 'Demo team' });
     return { team, created: true };
   } catch (error) {

@@ -1,6 +1,6 @@
 /**
  * Tool-server sessions (DESIGN D5): the item in its token's partition, read with the token at authentication,
- * stored at `initialize` and deleted on `DELETE`; the only module that reads or writes them.
+ * stored at `initialize` and deleted on `DELETE`; the only module that uses them (stored by `store/mcp-sessions.ts`).
  */
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../auth/principal.js';
@@ -8,6 +8,7 @@ import type { Runtime } from '../runtime.js';
 import * as z from '../schemas/zod.js';
 import { recordParser } from '../store/records.js';
 import { entity, keys } from '../store/keys.js';
+import { mcpSessions } from '../store/mcp-sessions.js';
 import type { Item, Key } from '../store/requests.js';
 import { ConditionFailedError } from '../store/store.js';
 
@@ -55,7 +56,7 @@ export function liveSessionOf(items: readonly Item[], nowMs: number): z.output<t
 
 /** Ends the session `sessionId` of the token `tokenId` (`DELETE` of a live session; DESIGN D5). */
 export async function deleteSession(runtime: Runtime, tokenId: string, sessionId: string): Promise<void> {
-  await runtime.store.delete({ Key: keys.session(tokenId, sessionId) });
+  await mcpSessions.delete(runtime.store, tokenId, sessionId);
 }
 
 /**
@@ -66,17 +67,15 @@ export async function deleteSession(runtime: Runtime, tokenId: string, sessionId
 export async function createSession(runtime: Runtime, principal: Principal, protocolVersion: string): Promise<string> {
   const sessionId = randomUUID();
   const nowSeconds = Math.floor(runtime.clock.nowMs() / 1000);
-  const item = {
-    ...keys.session(principal.tokenId, sessionId),
-    entity: entity.mcpSession,
-    team_id: principal.teamId,
-    token_id: principal.tokenId,
-    protocol_version: protocolVersion,
-    created_at: nowSeconds,
-    expires_at: nowSeconds + MCP_SESSION_LIFETIME_SECONDS,
-  };
   try {
-    await runtime.store.put({ Item: item, ConditionExpression: 'attribute_not_exists(pk)' });
+    await mcpSessions.create(runtime.store, {
+      tokenId: principal.tokenId,
+      sessionId,
+      teamId: principal.teamId,
+      protocolVersion,
+      createdAt: nowSeconds,
+      expiresAt: nowSeconds + MCP_SESSION_LIFETIME_SECONDS,
+    });
   } catch (error) {
     if (error instanceof ConditionFailedError) throw new Error('session id collision', { cause: error });
     throw error;

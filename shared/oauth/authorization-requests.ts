@@ -3,10 +3,10 @@ import { ABILITIES, type Ability } from '../catalogues/abilities.js';
 import { newTokenSecret, sha256 } from '../auth/principal.js';
 import { MINUTE_MS, type Clock } from '../clock.js';
 import { newUlid } from '../ids.js';
-import { entity, keys } from '../store/keys.js';
-import { ConditionFailedError, type Store } from '../store/store.js';
-import { parseStoredAuthorizationRequest, type AuthorizationRequest } from './records.js';
-import { housekeepingTtl } from '../store/ttl.js';
+import { oauthAuthorizationCodeStore } from '../store/oauth-authorization-codes.js';
+import { oauthAuthorizationRequestStore } from '../store/oauth-authorization-requests.js';
+import type { Store } from '../store/store.js';
+import type { AuthorizationRequest } from './records.js';
 
 /**
  * Pending authorization requests (DESIGN D30): validated by `/oauth/authorize`, then refused or approved on
@@ -29,15 +29,7 @@ export async function saveAuthorizationRequest(
 ): Promise<AuthorizationRequest> {
   const expiresAtMs = clock.nowMs() + AUTHORIZATION_REQUEST_LIFETIME_MS;
   const request: AuthorizationRequest = { ...input, id: randomUUID(), expires_at_ms: expiresAtMs };
-  await store.put({
-    Item: {
-      ...keys.oauthRequest(request.id),
-      entity: entity.oauthRequest,
-      ...request,
-      expires_at: housekeepingTtl(expiresAtMs),
-    },
-    ConditionExpression: 'attribute_not_exists(pk)',
-  });
+  await oauthAuthorizationRequestStore.save(store, request);
   return request;
 }
 
@@ -48,8 +40,7 @@ export async function findAuthorizationRequest(
   requestId: string,
 ): Promise<AuthorizationRequest | null> {
   if (!/^[0-9a-f-]{36}$/.test(requestId)) return null;
-  const item = await store.get(keys.oauthRequest(requestId));
-  const request = item ? parseStoredAuthorizationRequest(item) : null;
+  const request = await oauthAuthorizationRequestStore.find(store, requestId);
   return request && request.expires_at_ms > clock.nowMs() ? request : null;
 }
 
@@ -60,17 +51,6 @@ export function grantableAbilities(
 ): Ability[] {
   const requested = new Set<string>(request.scope);
   return ABILITIES.map((ability) => ability.value).filter((ability) => requested.has(ability) && held.has(ability));
-}
-
-/** Deletes a pending request once (consent or refusal); false when it was already gone (a second click). */
-async function consumeAuthorizationRequest(store: Store, requestId: string): Promise<boolean> {
-  try {
-    await store.delete({ Key: keys.oauthRequest(requestId), ConditionExpression: 'attribute_exists(pk)' });
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionFailedError) return false;
-    throw error;
-  }
 }
 
 /** The `redirect_uri` with `params` added to its query (RFC 6749 §4.1.2). */
@@ -86,7 +66,7 @@ export function redirectWith(redirectUri: string, params: Record<string, string 
  * client's `redirect_uri` with `error=access_denied` and the `state`.
  */
 export async function denyAuthorizationRequest(store: Store, request: AuthorizationRequest): Promise<string> {
-  await consumeAuthorizationRequest(store, request.id);
+  await oauthAuthorizationRequestStore.consume(store, request.id);
   return redirectWith(request.redirect_uri, { error: 'access_denied', state: request.state });
 }
 
@@ -103,34 +83,28 @@ export async function approveAuthorizationRequest(
   request: AuthorizationRequest,
   consent: { teamId: string; memberId: string; abilities: readonly Ability[]; projectIds: readonly string[] },
 ): Promise<string> {
-  if (!(await consumeAuthorizationRequest(store, request.id)))
+  if (!(await oauthAuthorizationRequestStore.consume(store, request.id)))
     return redirectWith(request.redirect_uri, { error: 'access_denied', state: request.state });
   const nowMs = clock.nowMs();
   const id = newUlid(nowMs);
   const secret = newTokenSecret();
   const expiresAtMs = nowMs + AUTHORIZATION_CODE_LIFETIME_MS;
-  await store.put({
-    Item: {
-      ...keys.oauthCode(id),
-      entity: entity.oauthCode,
-      id,
-      secret_sha256: sha256(secret).toString('hex'),
-      client_id: request.client_id,
-      client_name:
-        request.client_host && request.client_name
-          ? `${request.client_name} (${request.client_host})`
-          : (request.client_host ?? request.client_name),
-      redirect_uri: request.redirect_uri,
-      code_challenge: request.code_challenge,
-      resource: request.resource,
-      team_id: consent.teamId,
-      member_id: consent.memberId,
-      abilities: [...consent.abilities],
-      project_ids: [...consent.projectIds],
-      expires_at_ms: expiresAtMs,
-      expires_at: housekeepingTtl(expiresAtMs),
-    },
-    ConditionExpression: 'attribute_not_exists(pk)',
+  await oauthAuthorizationCodeStore.create(store, {
+    id,
+    secret_sha256: sha256(secret).toString('hex'),
+    client_id: request.client_id,
+    client_name:
+      request.client_host && request.client_name
+        ? `${request.client_name} (${request.client_host})`
+        : (request.client_host ?? request.client_name),
+    redirect_uri: request.redirect_uri,
+    code_challenge: request.code_challenge,
+    resource: request.resource,
+    team_id: consent.teamId,
+    member_id: consent.memberId,
+    abilities: [...consent.abilities],
+    project_ids: [...consent.projectIds],
+    expires_at_ms: expiresAtMs,
   });
   return redirectWith(request.redirect_uri, { code: `oac_${id}_${secret}`, state: request.state });
 }

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
-import { entity, keys } from '../store/keys.js';
+import { oauthClientStore } from '../store/oauth-clients.js';
 import type { Store } from '../store/store.js';
-import { parseStoredClient } from './records.js';
 
 /**
  * The OAuth authorization server's registered public clients (RFC 7591; DESIGN D30): which redirect URIs a
@@ -54,18 +53,14 @@ export async function registerClient(
     redirect_uris: input.redirect_uris,
     metadata: input.metadata,
   };
-  await store.put({
-    Item: { ...keys.oauthClient(record.client_id), entity: entity.oauthClient, ...record },
-    ConditionExpression: 'attribute_not_exists(pk)',
-  });
+  await oauthClientStore.create(store, record);
   return record;
 }
 
 /** The registered client `clientId`, or null. */
 export async function findClient(store: Store, clientId: string): Promise<OAuthClientRecord | null> {
   if (!/^[0-9a-f-]{36}$/.test(clientId)) return null;
-  const item = await store.get(keys.oauthClient(clientId));
-  if (!item) return null;
-  const client = parseStoredClient(item);
+  const client = await oauthClientStore.find(store, clientId);
+  if (!client) return null;
   return { ...client, client_name: client.client_name ?? null, metadata: client.metadata ?? {} };
 }

@@ -8,11 +8,11 @@ import { mintToken, revokeOAuthGrant, revokeTokens } from '../domain/tokens/repo
 import { lockdownGuard } from '../domain/billing/lockdown.js';
 import { ProblemError } from '../errors.js';
 import { newUlid } from '../ids.js';
-import { entity, keys } from '../store/keys.js';
-import { ConditionFailedError, type Store } from '../store/store.js';
+import { oauthAuthorizationCodeStore } from '../store/oauth-authorization-codes.js';
+import { oauthGrantStore } from '../store/oauth-grants.js';
+import { oauthRefreshTokenStore } from '../store/oauth-refresh-tokens.js';
+import type { Store } from '../store/store.js';
 import { liveGrantOf } from './incremental-consent.js';
-import { parseStoredCode, parseStoredGrant, parseStoredRefresh } from './records.js';
-import { housekeepingTtl } from '../store/ttl.js';
 
 /**
  * The token endpoint's side of the OAuth authorization server (DESIGN D30): exchanging an authorization code
@@ -103,25 +103,14 @@ async function issueTokens(
   }
   const refreshId = newUlid(nowMs);
   const refreshSecret = newTokenSecret();
-  const refreshExpiresAtMs = nowMs + REFRESH_TOKEN_LIFETIME_MS;
-  await store.put({
-    Item: {
-      ...keys.oauthRefresh(refreshId),
-      entity: entity.oauthRefresh,
-      id: refreshId,
-      grant_id: grant.id,
-      client_id: grant.client_id,
-      secret_sha256: sha256(refreshSecret).toString('hex'),
-      expires_at_ms: refreshExpiresAtMs,
-      expires_at: housekeepingTtl(refreshExpiresAtMs),
-    },
-    ConditionExpression: 'attribute_not_exists(pk)',
+  await oauthRefreshTokenStore.create(store, {
+    id: refreshId,
+    grant_id: grant.id,
+    client_id: grant.client_id,
+    secret_sha256: sha256(refreshSecret).toString('hex'),
+    expires_at_ms: nowMs + REFRESH_TOKEN_LIFETIME_MS,
   });
-  await store.update({
-    Key: keys.oauthGrant(grant.id),
-    UpdateExpression: 'SET access_token_ids = list_append(if_not_exists(access_token_ids, :empty), :token)',
-    ExpressionAttributeValues: { ':empty': [], ':token': [access.id] },
-  });
+  await oauthGrantStore.addAccessToken(store, grant.id, access.id);
   return {
     tokens: {
       access_token: access.token,
@@ -193,30 +182,15 @@ export async function exchangeAuthorizationCode(
       'code_verifier is required: 43 to 128 characters of [A-Za-z0-9-._~] (RFC 7636).',
     );
   const parts = CODE_PATTERN.exec(input.code);
-  const item = parts ? await store.get(keys.oauthCode(parts[1])) : undefined;
-  const code = item ? parseStoredCode(item) : undefined;
+  const code = parts ? await oauthAuthorizationCodeStore.find(store, parts[1]) : undefined;
   if (!parts || !code || !matchesHash(parts[2], code.secret_sha256))
     throw invalidGrant('The authorization code is not valid.');
   identify({ teamId: code.team_id });
   const nowMs = clock.nowMs();
-  try {
-    await store.update({
-      Key: keys.oauthCode(parts[1]),
-      UpdateExpression: 'SET used_at = :now',
-      ConditionExpression: 'attribute_not_exists(used_at)',
-      ExpressionAttributeValues: { ':now': isoTime(nowMs) },
-    });
-  } catch (error) {
-    if (!(error instanceof ConditionFailedError)) throw error;
+  if (!(await oauthAuthorizationCodeStore.markUsed(store, parts[1], isoTime(nowMs)))) {
     // RFC 6749 §4.1.2: a code presented twice revokes the tokens issued from it. The mark tells a first
     // presentation still issuing (no grant yet) to revoke its own grant once it has issued.
-    const spent = await store.update({
-      Key: keys.oauthCode(parts[1]),
-      UpdateExpression: 'SET reused_at = if_not_exists(reused_at, :now)',
-      ExpressionAttributeValues: { ':now': isoTime(nowMs) },
-      ReturnValues: 'ALL_NEW',
-    });
-    const grantId = spent ? parseStoredCode(spent).grant_id : undefined;
+    const grantId = await oauthAuthorizationCodeStore.markReused(store, parts[1], isoTime(nowMs));
     if (grantId !== undefined) await revokeOAuthGrant(store, clock, grantId);
     throw invalidGrant('The authorization code has already been used.');
   }
@@ -245,37 +219,21 @@ export async function exchangeAuthorizationCode(
   };
   const requested = [...new Set([...(live?.abilities ?? []), ...code.abilities])];
   const abilities = await abilitiesStillHeld(store, code.team_id, code.member_id, requested, projectIds);
-  if (live)
-    await store.update({
-      Key: keys.oauthGrant(grant.id),
-      UpdateExpression: 'SET abilities = :abilities',
-      ExpressionAttributeValues: { ':abilities': abilities },
-    });
+  if (live) await oauthGrantStore.replaceAbilities(store, grant.id, abilities);
   else
-    await store.put({
-      Item: {
-        ...keys.oauthGrant(grant.id),
-        entity: entity.oauthGrant,
-        ...grant,
-        abilities,
-        project_ids: projectIds,
-        resource: code.resource,
-        created_at: isoTime(nowMs),
-        access_token_ids: [],
-      },
-      ConditionExpression: 'attribute_not_exists(pk)',
+    await oauthGrantStore.create(store, {
+      ...grant,
+      abilities,
+      project_ids: projectIds,
+      resource: code.resource,
+      created_at: isoTime(nowMs),
     });
-  await store.update({
-    Key: keys.oauthCode(parts[1]),
-    UpdateExpression: 'SET grant_id = :grant',
-    ExpressionAttributeValues: { ':grant': grant.id },
-  });
+  await oauthAuthorizationCodeStore.recordGrant(store, parts[1], grant.id);
   const { tokens, accessTokenId } = await issueTokens(store, clock, grant, abilities, projectIds);
   identify({ teamId: grant.team_id, tokenId: accessTokenId });
   // As on a refresh, the new access token replaces the grant's earlier ones.
   if (live) await revokeTokens(store, clock, grant.team_id, live.accessTokenIds);
-  const reread = await store.get(keys.oauthCode(parts[1]));
-  if (reread?.reused_at !== undefined) {
+  if (await oauthAuthorizationCodeStore.wasReused(store, parts[1])) {
     await revokeOAuthGrant(store, clock, grant.id);
     throw invalidGrant('The authorization code has already been used.');
   }
@@ -295,34 +253,22 @@ export async function refreshGrant(
   identify: IdentifyGrant,
 ): Promise<IssuedTokens> {
   const parts = REFRESH_PATTERN.exec(input.refreshToken);
-  const item = parts ? await store.get(keys.oauthRefresh(parts[1])) : undefined;
-  const refresh = item ? parseStoredRefresh(item) : undefined;
+  const refresh = parts ? await oauthRefreshTokenStore.find(store, parts[1]) : undefined;
   if (!parts || !refresh || !matchesHash(parts[2], refresh.secret_sha256))
     throw invalidGrant('The refresh token is not valid.');
   if (refresh.client_id !== input.clientId) throw invalidGrant('The refresh token was issued to another client.');
   const grantId = refresh.grant_id;
-  const grantItem = await store.get(keys.oauthGrant(grantId));
-  const grant = grantItem ? parseStoredGrant(grantItem) : undefined;
+  const grant = await oauthGrantStore.find(store, grantId);
   if (grant) identify({ teamId: grant.team_id });
   if (refresh.spent_at !== undefined) await refusedReuse(store, clock, grantId);
   // Before the token is spent: it works again once the invoices are paid.
   if (grant) await refuseWhenLocked(store, grant.team_id);
   const nowMs = clock.nowMs();
-  try {
-    await store.update({
-      Key: keys.oauthRefresh(parts[1]),
-      UpdateExpression: 'SET spent_at = :now',
-      ConditionExpression: 'attribute_not_exists(spent_at)',
-      ExpressionAttributeValues: { ':now': isoTime(nowMs) },
-    });
-  } catch (error) {
-    if (!(error instanceof ConditionFailedError)) throw error;
+  if (!(await oauthRefreshTokenStore.markSpent(store, parts[1], isoTime(nowMs))))
     await refusedReuse(store, clock, grantId);
-  }
   if (refresh.expires_at_ms <= nowMs) throw invalidGrant('The refresh token has expired (30 days). Authorize again.');
-  const current = await store.get(keys.oauthGrant(grantId));
-  if (!grant || !current || parseStoredGrant(current).revoked_at)
-    throw invalidGrant('The grant has been revoked. Authorize again.');
+  const current = await oauthGrantStore.find(store, grantId);
+  if (!grant || !current || current.revoked_at) throw invalidGrant('The grant has been revoked. Authorize again.');
   const abilities = await abilitiesStillHeld(store, grant.team_id, grant.member_id, grant.abilities, grant.project_ids);
   const { tokens, accessTokenId } = await issueTokens(
     store,

@@ -1,7 +1,6 @@
-import { keys } from '../store/keys.js';
+import { oauthGrantStore } from '../store/oauth-grants.js';
 import type { Store } from '../store/store.js';
 import { tokenStore } from '../store/tokens/tokens.js';
-import { parseStoredGrant } from './records.js';
 
 /**
  * Incremental consent (DESIGN D30 amended; MCP "Authorization" scope challenges): authorizing the same client again,
@@ -32,8 +31,7 @@ export async function liveGrantOf(
   });
   const scope = [...grant.projectIds].sort().join(' ');
   for (const id of grantIds) {
-    const item = await store.get(keys.oauthGrant(id));
-    const stored = item ? parseStoredGrant(item) : undefined;
+    const stored = await oauthGrantStore.find(store, id);
     if (
       stored &&
       !stored.revoked_at &&

@@ -2,11 +2,11 @@ import { parseBearer, secretMatchesHash } from '../auth/principal.js';
 import type { Clock } from '../clock.js';
 import { parseTokenCredential } from '../domain/tokens/record.js';
 import { revokeOAuthGrant } from '../domain/tokens/repository.js';
-import { keys } from '../store/keys.js';
+import { oauthGrantStore } from '../store/oauth-grants.js';
+import { oauthRefreshTokenStore } from '../store/oauth-refresh-tokens.js';
 import type { Store } from '../store/store.js';
 import { tokenCredentials } from '../store/tokens/authentication.js';
 import { OAuthError, REFRESH_PATTERN } from './grants.js';
-import { parseStoredGrant, parseStoredRefresh } from './records.js';
 
 /**
  * Token revocation (RFC 7009; DESIGN D30): a client ends its grant by presenting one of its tokens. Revoking either
@@ -18,8 +18,7 @@ import { parseStoredGrant, parseStoredRefresh } from './records.js';
 async function grantOfToken(store: Store, token: string, hint: string | undefined): Promise<string | null> {
   const refresh = REFRESH_PATTERN.exec(token);
   if (refresh) {
-    const item = await store.get(keys.oauthRefresh(refresh[1]));
-    const stored = item ? parseStoredRefresh(item) : undefined;
+    const stored = await oauthRefreshTokenStore.find(store, refresh[1]);
     return stored && stored.secret_sha256.length === 64 && secretMatchesHash(refresh[2], stored.secret_sha256)
       ? stored.grant_id
       : null;
@@ -49,9 +48,8 @@ export async function revokePresentedToken(
   identify: (actor: { teamId: string }) => void,
 ): Promise<{ revoked: boolean }> {
   const grantId = await grantOfToken(store, input.token, input.tokenTypeHint);
-  const item = grantId ? await store.get(keys.oauthGrant(grantId)) : undefined;
-  if (!grantId || !item) return { revoked: false };
-  const grant = parseStoredGrant(item);
+  const grant = grantId ? await oauthGrantStore.find(store, grantId) : undefined;
+  if (!grantId || !grant) return { revoked: false };
   identify({ teamId: grant.team_id });
   if (input.clientId !== undefined && input.clientId !== grant.client_id)
     throw new OAuthError('invalid_client', 'The token was issued to another client.', 401);

@@ -2,8 +2,9 @@ import type { RESTPostOAuth2AccessTokenResult } from 'discord-api-types/v10';
 import { isoTime } from '../clock.js';
 import type { KeyEncryptionKey } from '../credentials/envelope.js';
 import { describeCredential, openCredential, sealCredential, type CredentialKind } from '../credentials/repository.js';
+import { credentialStore } from '../store/credentials.js';
 import { keys } from '../store/keys.js';
-import { ConditionFailedError, type Store } from '../store/store.js';
+import type { Store } from '../store/store.js';
 import type { Item } from '../store/requests.js';
 import { DiscordCallError, loadDiscordClient, type DiscordSettings } from './discord.js';
 
@@ -102,20 +103,7 @@ export async function discordUserAccess(
   if (!fields.expires_at || Date.parse(fields.expires_at) - REFRESH_MARGIN_MS > nowMs)
     return { state: 'linked', accessToken };
   /** Stores `item` in place of the credential as read; false when it changed meanwhile (a concurrent refresh). */
-  const replace = (item: Item) =>
-    store
-      .put({
-        Item: item,
-        ConditionExpression: 'created_at = :created',
-        ExpressionAttributeValues: { ':created': credential.description.created_at },
-      })
-      .then(
-        () => true,
-        (error: unknown) => {
-          if (error instanceof ConditionFailedError) return false;
-          throw error;
-        },
-      );
+  const replace = (item: Item) => credentialStore.replace(store, item, credential.description.created_at);
   const client = await loadDiscordClient();
   try {
     const tokens = await client.refreshTokens(dependencies.discord, {

@@ -2,10 +2,10 @@ import { createHash, randomBytes } from 'node:crypto';
 import { DAY_MS, type Clock } from '../clock.js';
 import { Team } from '../domain/teams/schema.js';
 import * as z from '../schemas/zod.js';
-import { entity, keys } from '../store/keys.js';
+import { entity } from '../store/keys.js';
 import { recordParser } from '../store/records.js';
 import type { Store } from '../store/store.js';
-import { ttlAttribute } from '../store/ttl.js';
+import { welcomeLinks } from '../store/welcome-links.js';
 
 /**
  * Welcome links of a free or code join (DESIGN D26): the welcome page shows a subscription only to whoever
@@ -46,20 +46,7 @@ export async function createWelcomeLink(
   link: { teamId: string; projectId: string; subscriptionId: string; awaitingConfirmation?: boolean },
 ): Promise<string> {
   const token = randomBytes(32).toString('base64url');
-  const expiresAtMs = clock.nowMs() + WELCOME_LINK_LIFETIME_MS;
-  await store.put({
-    Item: {
-      ...keys.welcomeLink(hashOf(token)),
-      entity: entity.welcomeLink,
-      team_id: link.teamId,
-      project_id: link.projectId,
-      subscription_id: link.subscriptionId,
-      expires_at_ms: expiresAtMs,
-      ...(link.awaitingConfirmation ? { awaiting_confirmation: true } : {}),
-      expires_at: ttlAttribute(expiresAtMs, 3600),
-    },
-    ConditionExpression: 'attribute_not_exists(pk)',
-  });
+  await welcomeLinks.create(store, hashOf(token), { ...link, expiresAtMs: clock.nowMs() + WELCOME_LINK_LIFETIME_MS });
   return token;
 }
 
@@ -74,7 +61,7 @@ export async function findWelcomeLink(
   token: string | null,
 ): Promise<{ teamId: string; subscriptionId: string; awaitingConfirmation: boolean } | null> {
   if (!token || !/^[A-Za-z0-9_-]{43}$/.test(token)) return null;
-  const item = await store.get(keys.welcomeLink(hashOf(token)));
+  const item = await welcomeLinks.read(store, hashOf(token));
   const link = item ? parseStoredWelcomeLink(item) : null;
   if (!link || link.project_id !== projectId || link.expires_at_ms <= clock.nowMs()) return null;
   return {

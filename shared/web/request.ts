@@ -1,18 +1,13 @@
 import type { Context } from 'hono';
+import type { RelyingParty } from '../domain/team-members/passkeys.js';
 import type { Runtime } from '../runtime.js';
 import type { WebEnv } from './app.js';
 import { requestCookies } from './cookies.js';
 
+export type { RelyingParty } from '../domain/team-members/passkeys.js';
+
 /** Largest form or JSON body a page reads, in bytes (64 KiB); a larger body is read as empty. */
 export const MAX_PAGE_BODY_BYTES = 64 * 1024;
-
-/** Where a page is served from, as WebAuthn checks it: the page's origin and its host name (the RP ID). */
-export interface RelyingParty {
-  /** `http://localhost:3000`, `https://abc.execute-api.eu-west-1.amazonaws.com`. */
-  origin: string;
-  /** The host name of the origin (an IP address is not a valid RP ID: use `localhost` locally). */
-  rpId: string;
-}
 
 /** One page request as the page handlers read it (DESIGN D35): decoded once by {@link readWebRequest}. */
 export interface WebRequest {

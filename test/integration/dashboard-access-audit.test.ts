@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { handleDashboardRequest } from '../../shared/dashboard/router.js';
-import { createSession } from '../../shared/dashboard/sessions.js';
+import { createSession } from '../../shared/domain/team-members/sessions.js';
 import { processAccessAuditPage } from '../../shared/domain/access-audits/worker.js';
 import { ensureTeamOwner } from '../../shared/domain/team-members/changes.js';
 import { dashboardEvent } from '../support/calls.js';

@@ -4,7 +4,7 @@
  * refused as the API refuses it (422). Against DynamoDB Local.
  */
 import { describe, expect, it } from 'vitest';
-import { createSession } from '../../shared/dashboard/sessions.js';
+import { createSession } from '../../shared/domain/team-members/sessions.js';
 import { handleDashboardRequest } from '../../shared/dashboard/router.js';
 import { dashboardEvent, rest, tool } from '../support/calls.js';
 import { world } from '../support/fixtures/dashboard.js';

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createSession } from '../../shared/dashboard/sessions.js';
+import { createSession } from '../../shared/domain/team-members/sessions.js';
 import { handleDashboardRequest } from '../../shared/dashboard/router.js';
 import { ensureTeamOwner } from '../../shared/domain/team-members/changes.js';
 import { createProject } from '../../shared/domain/projects/creation.js';

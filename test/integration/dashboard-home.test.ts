@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { ABILITY_VALUES, type Ability } from '../../shared/catalogues/abilities.js';
 import { handleDashboardRequest } from '../../shared/dashboard/router.js';
 import { runAnyOperation, dashboardEvent } from '../support/calls.js';
-import { createSession } from '../../shared/dashboard/sessions.js';
+import { createSession } from '../../shared/domain/team-members/sessions.js';
 import { changeTier, markInvoicePaymentFailed } from '../../shared/domain/billing/changes.js';
 import { listBillingInvoices } from '../../shared/domain/billing/reads.js';
 import type { BillingTier } from '../../shared/domain/billing/schema.js';

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { handleDashboardRequest } from '../../shared/dashboard/router.js';
 import { runAnyOperation, dashboardEvent } from '../support/calls.js';
-import { createSession } from '../../shared/dashboard/sessions.js';
+import { createSession } from '../../shared/domain/team-members/sessions.js';
 import { createProject } from '../../shared/domain/projects/creation.js';
 import { BUILT_IN_ROLE_IDS } from '../../shared/domain/roles/built-in.js';
 import { inviteTeamMember, acceptTeamInvitation } from '../../shared/domain/team-members/invitations.js';

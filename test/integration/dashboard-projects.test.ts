@@ -6,7 +6,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSession } from '../../shared/dashboard/sessions.js';
+import { createSession } from '../../shared/domain/team-members/sessions.js';
 import { handleDashboardRequest } from '../../shared/dashboard/router.js';
 import { runAnyOperation, dashboardEvent } from '../support/calls.js';
 import { localKeyEncryptionKey } from '../../shared/credentials/local-key.js';

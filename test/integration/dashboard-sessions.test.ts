@@ -18,7 +18,7 @@ import {
   createSignInLink,
   findSession,
   listSessions,
-} from '../../shared/dashboard/sessions.js';
+} from '../../shared/domain/team-members/sessions.js';
 import { listActivity } from '../../shared/domain/activity/repository.js';
 import { dashboardSessionStore } from '../../shared/store/dashboard-sessions.js';
 import { createProject } from '../../shared/domain/projects/creation.js';

@@ -34,7 +34,7 @@ import { lockTeam } from '../support/billing.js';
 import { TIER_LIMITS } from '../../shared/domain/billing/schema.js';
 import { createProject } from '../../shared/domain/projects/creation.js';
 import { handleDashboardRequest } from '../../shared/dashboard/router.js';
-import { createSession } from '../../shared/dashboard/sessions.js';
+import { createSession } from '../../shared/domain/team-members/sessions.js';
 import { ensureTeamOwner } from '../../shared/domain/team-members/changes.js';
 import { clock, randomIp, runtime, world, useErrorsFixture } from '../support/fixtures/errors.js';
 

@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createSession } from '../../shared/dashboard/sessions.js';
+import { createSession } from '../../shared/domain/team-members/sessions.js';
 import type { Payment } from '../../shared/domain/payments/schema.js';
 import { ensureTeamOwner } from '../../shared/domain/team-members/changes.js';
 import { caller } from '../support/calls.js';

@@ -9,7 +9,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../shared/clock.js';
 import { handleDashboardRequest } from '../../shared/dashboard/router.js';
-import { createSession } from '../../shared/dashboard/sessions.js';
+import { createSession } from '../../shared/domain/team-members/sessions.js';
 import { listActivity } from '../../shared/domain/activity/repository.js';
 import type { ActivityEntry } from '../../shared/domain/activity/schema.js';
 import { BUILT_IN_ROLE_IDS } from '../../shared/domain/roles/built-in.js';

@@ -17,7 +17,7 @@ import {
   type SealedSecret,
 } from '../../shared/credentials/envelope.js';
 import { localKeyEncryptionKey } from '../../shared/credentials/local-key.js';
-import { createSession } from '../../shared/dashboard/sessions.js';
+import { createSession } from '../../shared/domain/team-members/sessions.js';
 import { handleDashboardRequest } from '../../shared/dashboard/router.js';
 import { createProject } from '../../shared/domain/projects/creation.js';
 import { ensureTeamOwner } from '../../shared/domain/team-members/changes.js';

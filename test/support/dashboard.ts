@@ -7,7 +7,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, vi } from 'vitest';
 import { systemClock } from '../../shared/clock.js';
-import { createSignInLink } from '../../shared/dashboard/sessions.js';
+import { createSignInLink } from '../../shared/domain/team-members/sessions.js';
 import type { LocalService } from '../../shared/local/service.js';
 import { contextWithAuthenticator, launchChromium } from './browser.js';
 import { startTestService } from './local-service.js';

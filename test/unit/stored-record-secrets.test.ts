@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseStoredWebhookEndpoint } from '../../shared/domain/webhook-endpoints/record.js';
 import { parseStoredTeamInvitation } from '../../shared/domain/team-members/records.js';
-import { parseStoredWebauthnChallenge } from '../../shared/dashboard/records.js';
+import { parseStoredWebauthnChallenge } from '../../shared/domain/team-members/sign-in-records.js';
 import { StoredRecordError } from '../../shared/store/records.js';
 
 const CIPHERTEXT = 'c2VjcmV0LWNpcGhlcnRleHQtdGhhdC1tdXN0LW5vdC1sZWFr';

@@ -4,8 +4,8 @@ import { CsrfField, DataTable, Notice, ProblemView, When } from '../components.j
 import { Page } from '../layout.js';
 import { h } from '../../web/html.js';
 import { htmlResult, redirectResult, type SignedInRequest } from '../http.js';
-import { listPasskeys } from '../passkeys.js';
-import { listSessions } from '../sessions.js';
+import { listPasskeys } from '../../domain/team-members/passkeys.js';
+import { listSessions } from '../../domain/team-members/sessions.js';
 import { teamMembersInternalHandlers } from '../../domain/team-members/internal-handlers.js';
 import { pageOperations } from './kit.js';
 

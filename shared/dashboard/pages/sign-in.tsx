@@ -23,13 +23,14 @@ import {
   listPasskeys,
   startPasskeyRegistration,
   startPasskeySignIn,
-} from '../passkeys.js';
+} from '../../domain/team-members/passkeys.js';
 import type { AcceptedTeamInvitation } from '../../domain/team-members/schema.js';
 import { findMember } from '../../domain/team-members/records.js';
 import { acceptTeamInvitation } from '../../domain/team-members/handlers.js';
 import { teamMembersInternalHandlers } from '../../domain/team-members/internal-handlers.js';
 import { pageOperations } from './kit.js';
-import { activateSession, consumeSignInLink, createSession } from '../sessions.js';
+import { consumeSignInLink, createSession } from '../../domain/team-members/sessions.js';
+import { dashboardSessionStore } from '../../store/dashboard-sessions.js';
 
 const { runPublic, write } = pageOperations({
   acceptTeamInvitation,
@@ -272,7 +273,11 @@ export async function passkeyRegister(request: SignedInRequest): Promise<ApiGate
         response: body.response as never,
       },
     );
-    await activateSession(request.runtime.store, request.session.id);
+    await dashboardSessionStore.activate(request.runtime.store, {
+      teamId: request.viewer.team.id,
+      memberId: request.viewer.member.id,
+      sessionId: request.session.id,
+    });
     return jsonResult(201, { registered: true, created_at: passkey.created_at });
   } catch (error) {
     const { problem } = toProblem(error, request.requestId);

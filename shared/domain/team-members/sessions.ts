@@ -1,23 +1,23 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { newTokenSecret, sha256 } from '../auth/principal.js';
-import type { Clock } from '../clock.js';
-import { isoTime } from '../clock.js';
-import { ProblemError } from '../errors.js';
-import { newUlid } from '../ids.js';
-import { entity, keys, secondaryIndex } from '../store/keys.js';
-import { ConditionFailedError, type Store } from '../store/store.js';
-import type { Item } from '../store/requests.js';
-import { findMember } from '../domain/team-members/records.js';
-import { findMemberByEmail } from '../domain/team-members/repository.js';
-import { touchSession } from '../auth/idle-sessions.js';
-import { housekeepingTtl } from '../store/ttl.js';
-import { parseStoredDashboardSession, parseStoredSignInLink, type SessionState } from './records.js';
+import { newTokenSecret, sha256 } from '../../auth/principal.js';
+import type { Clock } from '../../clock.js';
+import { isoTime } from '../../clock.js';
+import { ProblemError } from '../../errors.js';
+import { newUlid } from '../../ids.js';
+import { dashboardSessionStore, signInLinkStore } from '../../store/dashboard-sessions.js';
+import type { Store } from '../../store/store.js';
+import type { Item } from '../../store/requests.js';
+import { touchSession } from '../../auth/idle-sessions.js';
+import { keys } from '../../store/keys.js';
+import { findMember } from './records.js';
+import { findMemberByEmail } from './repository.js';
+import { parseStoredDashboardSession, parseStoredSignInLink, type SessionState } from './sign-in-records.js';
 
 /**
  * Dashboard sign-in (DESIGN D21): one-time sign-in links and sessions, stored in DynamoDB. Only the
  * SHA-256 of each credential's secret is stored; the browser holds the credential (`sil_<ULID>_<secret>`
  * in a link, `dss_<ULID>_<secret>` in the session cookie), whose id names its item. Expiry is checked in
- * code (TTL is housekeeping only, DESIGN §3).
+ * code (TTL is housekeeping only, DESIGN §3). The items are read and written by the store's adapters.
  */
 
 /** A one-time sign-in link is valid this long (milliseconds): 15 minutes (DESIGN D21). */
@@ -76,18 +76,12 @@ export async function createSignInLink(
   const id = newUlid(nowMs);
   const secret = newTokenSecret();
   const expiresAtMs = nowMs + SIGN_IN_LINK_LIFETIME_MS;
-  await store.put({
-    Item: {
-      ...keys.signInLink(id),
-      entity: entity.signInLink,
-      id,
-      team_id: teamId,
-      member_id: member.id,
-      secret_sha256: sha256(secret).toString('hex'),
-      expires_at_ms: expiresAtMs,
-      expires_at: housekeepingTtl(expiresAtMs),
-    },
-    ConditionExpression: 'attribute_not_exists(pk)',
+  await signInLinkStore.create(store, {
+    id,
+    teamId,
+    memberId: member.id,
+    secretSha256: sha256(secret).toString('hex'),
+    expiresAtMs,
   });
   return {
     path: `/dashboard/sign-in/link?token=sil_${id}_${secret}`,
@@ -105,29 +99,23 @@ const unusableLink = () =>
 /**
  * Uses a sign-in link once (DESIGN D21): checks its secret in constant time, its expiry and that the
  * member is not removed, and deletes it with a condition on its hash, so two concurrent uses cannot both
- * succeed. Returns the team and member. Errors: NOT_FOUND (unknown, forged, expired, used; one answer).
+ * succeed. Returns the team and member; `identify` learns them as soon as the secret is verified (a refusal after
+ * that is the member's to see). Errors: NOT_FOUND (unknown, forged, expired, used; one answer).
  */
 export async function consumeSignInLink(
   store: Store,
   clock: Clock,
   token: string,
+  identify: (owner: { teamId: string; memberId: string }) => void = () => undefined,
 ): Promise<{ teamId: string; memberId: string }> {
   const parts = LINK_PATTERN.exec(token.trim());
-  const item = parts ? await store.get(keys.signInLink(parts[1])) : undefined;
+  const item = parts ? await signInLinkStore.find(store, parts[1]) : undefined;
   const matches = equalHashes(sha256(parts?.[2] ?? token), item?.secret_sha256);
   if (!parts || !item || !matches) throw unusableLink();
   const link = parseStoredSignInLink(item);
+  identify({ teamId: link.team_id, memberId: link.member_id });
   if (link.expires_at_ms <= clock.nowMs()) throw unusableLink();
-  try {
-    await store.delete({
-      Key: keys.signInLink(parts[1]),
-      ConditionExpression: 'secret_sha256 = :hash',
-      ExpressionAttributeValues: { ':hash': item.secret_sha256 },
-    });
-  } catch (error) {
-    if (error instanceof ConditionFailedError) throw unusableLink();
-    throw error;
-  }
+  if (!(await signInLinkStore.consume(store, parts[1], item.secret_sha256 as string))) throw unusableLink();
   const member = await findMember(store, link.team_id, link.member_id);
   if (!member || member.status === 'removed') throw unusableLink();
   return { teamId: link.team_id, memberId: member.id };
@@ -180,19 +168,7 @@ export async function createSession(
     last_seen_at_ms: nowMs,
     revoked_at: null,
   };
-  await store.put({
-    Item: {
-      ...keys.dashboardSession(id),
-      entity: entity.dashboardSession,
-      [secondaryIndex.partitionKey]: keys.memberSessionsIndex(input.teamId, input.memberId),
-      [secondaryIndex.sortKey]: id,
-      ...session,
-      revoked_at: undefined,
-      secret_sha256: sha256(secret).toString('hex'),
-      expires_at: housekeepingTtl(nowMs + SESSION_IDLE_MS),
-    },
-    ConditionExpression: 'attribute_not_exists(pk)',
-  });
+  await dashboardSessionStore.create(store, session, sha256(secret).toString('hex'), SESSION_IDLE_MS);
   return { session, cookieValue: `dss_${id}_${secret}` };
 }
 
@@ -208,31 +184,13 @@ export async function findSession(
 ): Promise<DashboardSession | null> {
   const parts = cookieValue ? SESSION_PATTERN.exec(cookieValue) : null;
   if (!parts) return null;
-  const item = await store.get(keys.dashboardSession(parts[1]));
+  const item = await dashboardSessionStore.find(store, parts[1]);
   if (!equalHashes(sha256(parts[2]), item?.secret_sha256) || !item) return null;
   const session = toSession(item);
   const nowMs = clock.nowMs();
   if (session.revoked_at || nowMs - session.last_seen_at_ms > SESSION_IDLE_MS) return null;
-  await touchSession(
-    store,
-    keys.dashboardSession(session.id),
-    session,
-    nowMs,
-    SESSION_IDLE_MS,
-    'attribute_exists(pk) AND attribute_not_exists(revoked_at)',
-  );
+  await touchSession(store, keys.dashboardSession(session.id), session, nowMs, SESSION_IDLE_MS, true);
   return session;
-}
-
-/** Marks a `registration` session `active` (its member registered a passkey). */
-export async function activateSession(store: Store, sessionId: string): Promise<void> {
-  await store.update({
-    Key: keys.dashboardSession(sessionId),
-    UpdateExpression: 'SET #state = :active',
-    ConditionExpression: 'attribute_exists(pk)',
-    ExpressionAttributeNames: { '#state': 'state' },
-    ExpressionAttributeValues: { ':active': 'active' },
-  });
 }
 
 /** The member's sessions that are still live (not revoked, not idle too long), newest first (at most 100). */
@@ -242,16 +200,9 @@ export async function listSessions(
   teamId: string,
   memberId: string,
 ): Promise<DashboardSession[]> {
-  const result = await store.query({
-    IndexName: secondaryIndex.name,
-    KeyConditionExpression: '#pk = :pk',
-    ExpressionAttributeNames: { '#pk': secondaryIndex.partitionKey },
-    ExpressionAttributeValues: { ':pk': keys.memberSessionsIndex(teamId, memberId) },
-    ScanIndexForward: false,
-    Limit: 100,
-  });
+  const items = await dashboardSessionStore.listOfMember(store, teamId, memberId);
   const nowMs = clock.nowMs();
-  return result.items
+  return items
     .map(toSession)
     .filter((session) => !session.revoked_at && nowMs - session.last_seen_at_ms <= SESSION_IDLE_MS);
 }

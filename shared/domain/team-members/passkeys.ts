@@ -4,16 +4,22 @@ import type {
   PublicKeyCredentialRequestOptionsJSON,
   RegistrationResponseJSON,
 } from '@simplewebauthn/server';
-import type { Clock } from '../clock.js';
-import { isoTime } from '../clock.js';
-import { ProblemError } from '../errors.js';
-import { newUlid } from '../ids.js';
-import { entity, keys, secondaryIndex } from '../store/keys.js';
-import { ConditionFailedError, type Store } from '../store/store.js';
-import type { Item } from '../store/requests.js';
-import type { TeamMember } from '../domain/team-members/schema.js';
-import { parseStoredPasskey, parseStoredWebauthnChallenge } from './records.js';
-import type { RelyingParty } from '../web/request.js';
+import type { Clock } from '../../clock.js';
+import { isoTime } from '../../clock.js';
+import { ProblemError } from '../../errors.js';
+import { newUlid } from '../../ids.js';
+import { passkeyStore, webauthnChallengeStore } from '../../store/passkeys.js';
+import type { Store } from '../../store/store.js';
+import type { TeamMember } from './schema.js';
+import { parseStoredPasskey, parseStoredWebauthnChallenge } from './sign-in-records.js';
+
+/** Where a WebAuthn ceremony runs: the page's origin and its relying party id (the origin's host name). */
+export interface RelyingParty {
+  /** `http://localhost:3000`, `https://abc.execute-api.eu-west-1.amazonaws.com`. */
+  origin: string;
+  /** The host name of the origin (an IP address is not a valid RP ID: use `localhost` locally). */
+  rpId: string;
+}
 
 /**
  * Passkeys of team members (DESIGN D21), with `@simplewebauthn/server`: registration (from a session,
@@ -51,17 +57,11 @@ async function newChallenge(
 ): Promise<string> {
   const nowMs = clock.nowMs();
   const id = newUlid(nowMs);
-  await store.put({
-    Item: {
-      ...keys.webauthnChallenge(id),
-      entity: entity.webauthnChallenge,
-      id,
-      challenge,
-      purpose: binding.purpose,
-      session_id: binding.sessionId,
-      expires_at_ms: nowMs + CHALLENGE_LIFETIME_MS,
-      expires_at: Math.floor((nowMs + CHALLENGE_LIFETIME_MS) / 1000) + 3600,
-    },
+  await webauthnChallengeStore.create(store, {
+    id,
+    challenge,
+    ...binding,
+    expiresAtMs: nowMs + CHALLENGE_LIFETIME_MS,
   });
   return id;
 }
@@ -74,17 +74,7 @@ async function takeChallenge(
   binding: { purpose: 'registration' | 'authentication'; sessionId?: string },
 ): Promise<string | null> {
   if (!/^[0-9A-HJKMNP-TV-Z]{26}$/.test(challengeId)) return null;
-  let item: Item | undefined;
-  try {
-    item = await store.delete({
-      Key: keys.webauthnChallenge(challengeId),
-      ConditionExpression: 'attribute_exists(pk)',
-      ReturnValues: 'ALL_OLD',
-    });
-  } catch (error) {
-    if (error instanceof ConditionFailedError) return null;
-    throw error;
-  }
+  const item = await webauthnChallengeStore.take(store, challengeId);
   if (!item) return null;
   const stored = parseStoredWebauthnChallenge(item);
   if (stored.purpose !== binding.purpose || stored.expires_at_ms <= clock.nowMs()) return null;
@@ -94,14 +84,7 @@ async function takeChallenge(
 
 /** A member's stored passkeys (throws StoredRecordError when one does not match its record). */
 async function memberPasskeys(store: Store, teamId: string, memberId: string) {
-  const result = await store.query({
-    IndexName: secondaryIndex.name,
-    KeyConditionExpression: '#pk = :pk',
-    ExpressionAttributeNames: { '#pk': secondaryIndex.partitionKey },
-    ExpressionAttributeValues: { ':pk': keys.memberPasskeysIndex(teamId, memberId) },
-    Limit: 100,
-  });
-  return result.items.map(parseStoredPasskey);
+  return (await passkeyStore.listOfMember(store, teamId, memberId)).map(parseStoredPasskey);
 }
 
 /** The member's passkeys (never their key material). */
@@ -179,28 +162,16 @@ export async function finishPasskeyRegistration(
   if (!verification?.verified) throw refused();
   const { credential } = verification.registrationInfo;
   const now = isoTime(clock.nowMs());
-  try {
-    await store.put({
-      Item: {
-        ...keys.passkey(credential.id),
-        entity: entity.passkey,
-        [secondaryIndex.partitionKey]: keys.memberPasskeysIndex(input.teamId, input.memberId),
-        [secondaryIndex.sortKey]: `${now}#${credential.id}`,
-        id: credential.id,
-        team_id: input.teamId,
-        member_id: input.memberId,
-        public_key: Buffer.from(credential.publicKey).toString('base64url'),
-        counter: credential.counter,
-        transports: credential.transports,
-        created_at: now,
-      },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    });
-  } catch (error) {
-    if (error instanceof ConditionFailedError)
-      throw new ProblemError('CONFLICT', 'This passkey is registered already.');
-    throw error;
-  }
+  const created = await passkeyStore.create(store, {
+    id: credential.id,
+    teamId: input.teamId,
+    memberId: input.memberId,
+    publicKey: Buffer.from(credential.publicKey).toString('base64url'),
+    counter: credential.counter,
+    transports: credential.transports,
+    createdAt: now,
+  });
+  if (!created) throw new ProblemError('CONFLICT', 'This passkey is registered already.');
   return { id: credential.id, created_at: now, last_used_at: null };
 }
 
@@ -231,7 +202,7 @@ export async function finishPasskeySignIn(
   const challenge = await takeChallenge(store, clock, input.challengeId, { purpose: 'authentication' });
   const credentialId =
     typeof input.response?.id === 'string' && input.response.id.length <= 1024 ? input.response.id : null;
-  const item = challenge && credentialId ? await store.get(keys.passkey(credentialId)) : undefined;
+  const item = challenge && credentialId ? await passkeyStore.find(store, credentialId) : undefined;
   if (!challenge || !item) throw refused();
   const passkey = parseStoredPasskey(item);
   const verification = await (
@@ -252,14 +223,9 @@ export async function finishPasskeySignIn(
     })
     .catch(() => null);
   if (!verification?.verified) throw refused();
-  await store.update({
-    Key: keys.passkey(passkey.id),
-    UpdateExpression: 'SET #counter = :counter, last_used_at = :now',
-    ExpressionAttributeNames: { '#counter': 'counter' },
-    ExpressionAttributeValues: {
-      ':counter': verification.authenticationInfo.newCounter,
-      ':now': isoTime(clock.nowMs()),
-    },
+  await passkeyStore.recordUse(store, passkey.id, {
+    counter: verification.authenticationInfo.newCounter,
+    usedAt: isoTime(clock.nowMs()),
   });
   return { teamId: passkey.team_id, memberId: passkey.member_id };
 }

@@ -1,9 +1,9 @@
-import * as z from '../schemas/zod.js';
-import { Timestamp } from '../schemas/common.js';
-import { entity } from '../store/keys.js';
-import { recordParser } from '../store/records.js';
-import { Team } from '../domain/teams/schema.js';
-import { TeamMember } from '../domain/team-members/schema.js';
+import * as z from '../../schemas/zod.js';
+import { Timestamp } from '../../schemas/common.js';
+import { entity } from '../../store/keys.js';
+import { recordParser } from '../../store/records.js';
+import { Team } from '../teams/schema.js';
+import { TeamMember } from './schema.js';
 
 /**
  * Dashboard sign-in items as stored (DESIGN D14, D21), parsed on read. Each is keyed by the id inside its
