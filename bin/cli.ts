@@ -3,8 +3,8 @@
  * document on stderr and exit 1 (2 for a usage error); `--help` prints the usage and exits 0. Store: DYNAMODB_ENDPOINT
  * (default http://127.0.0.1:$DYNAMODB_LOCAL_PORT, 8000), TABLE_NAME, DEAD_LETTER_TABLE_NAME; when it is unreachable or
  * has no tables, the problem asks whether `npm start` is running. The team and token commands and the billing ones run
- * as operations through the pipeline with the operator's principal (surface `operator`, D35); a sign-in link is a
- * credential of the dashboard's sign-in, made as its sessions are.
+ * as operations through the pipeline with the operator's principal (surface `operator`, D35), a sign-in link too
+ * (`createSignInLink`, in the team's activity log).
  */
 import { parseArgs } from 'node:util';
 import { randomUUID } from 'node:crypto';
@@ -16,7 +16,6 @@ import { systemClock } from '../shared/clock.js';
 import { localConfig } from '../shared/config.js';
 import { BILLING_TIERS } from '../shared/domain/billing/schema.js';
 import { teamOfToken } from '../shared/domain/tokens/repository.js';
-import { createSignInLink } from '../shared/domain/team-members/sessions.js';
 import { failureOf, ProblemError, toProblem } from '../shared/errors.js';
 import { logger } from '../shared/logger.js';
 import type { InternalOperationId, OperationId } from '../shared/operations/registry.js';
@@ -225,7 +224,9 @@ async function run(): Promise<unknown> {
       const teamId = uuid(required(values.team, '--team'), '--team');
       const email = required(values.email, '--email');
       const baseUrl = (values['base-url'] ?? `http://localhost:${localConfig().port}`).replace(/\/+$/, '');
-      const link = await createSignInLink(theStore(), systemClock, teamId, email);
+      const link = await operate<{ path: string; expires_at: string }>(await operatorOf(teamId), 'createSignInLink', {
+        email,
+      });
       return { url: `${baseUrl}${link.path}`, expires_at: link.expires_at };
     }
     default:

@@ -5,6 +5,7 @@ import type { Runtime } from '../runtime.js';
 import { createWebApp, type WebEnv } from '../web/app.js';
 import { csrfRefusal, hasDoubleSubmitToken, originCheck } from '../web/csrf.js';
 import { securityHeaders } from '../web/headers.js';
+import { limitPerClientIp } from '../web/rate-limit.js';
 import { lambdaHandler } from '../web/lambda.js';
 import { readWebRequest } from '../web/request.js';
 import { toResponse } from '../web/results.js';
@@ -123,7 +124,11 @@ export function createDashboardApp(getRuntime: () => Runtime, content: Dashboard
         return notFound({ method: 'GET', path: c.req.path, accept: c.req.header('accept') }, c.get('requestId'));
       return toResponse(assetResult(file.body, file.contentType));
     });
-  for (const route of content.routes) app.on(route.method, honoPath(route.path), serve(route));
+  // The pages before sign-in count in the public pages' per-IP bucket (D4, D26), as the join and portal pages do.
+  const publicPageLimit = limitPerClientIp('public-pages');
+  for (const route of content.routes)
+    if (route.access === 'public') app.on(route.method, honoPath(route.path), publicPageLimit, serve(route));
+    else app.on(route.method, honoPath(route.path), serve(route));
   app.notFound((c) =>
     notFound({ method: c.req.method, path: c.req.path, accept: c.req.header('accept') }, c.get('requestId')),
   );

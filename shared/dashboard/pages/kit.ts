@@ -50,16 +50,20 @@ export function pageOperations<H extends PageHandlers>(handlers: H) {
     });
   }
 
-  /** Runs a public operation (no caller) counted in the request's per-IP bucket (D4). */
+  /**
+   * Runs a public operation (no caller) counted in the request's per-IP bucket (D4); `handler` replaces the
+   * operation's own (the dashboard's variant that also starts a session).
+   */
   function runPublic<T>(
     request: DashboardRequest,
     operationId: Id,
     input: Record<string, unknown>,
+    handler?: AnyHandler,
   ): Promise<OperationOutcome<T>> {
     return runOperation<T>(request.runtime, null, operationId, input, {
       requestId: request.requestId,
       clientIp: request.ip,
-      handler: handlerOf(operationId),
+      handler: handler ?? handlerOf(operationId),
     });
   }
 

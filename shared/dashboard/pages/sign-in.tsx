@@ -1,6 +1,6 @@
 /** @jsx h */
 /** @jsxFrag Fragment */
-import { ProblemError, toProblem, type ProblemDocument } from '../../errors.js';
+import type { ProblemDocument } from '../../errors.js';
 import type { ApiGatewayResult } from '../../http/api-gateway.js';
 import { Notice, ProblemView } from '../components.js';
 import { Page, PublicPage } from '../layout.js';
@@ -17,34 +17,32 @@ import {
   type DashboardRequest,
   type SignedInRequest,
 } from '../http.js';
-import {
-  finishPasskeyRegistration,
-  finishPasskeySignIn,
-  listPasskeys,
-  startPasskeyRegistration,
-  startPasskeySignIn,
-} from '../../domain/team-members/passkeys.js';
-import type { AcceptedTeamInvitation } from '../../domain/team-members/schema.js';
-import { findMember } from '../../domain/team-members/records.js';
+import { listPasskeys, startPasskeyRegistration, startPasskeySignIn } from '../../domain/team-members/passkeys.js';
 import { acceptTeamInvitation } from '../../domain/team-members/handlers.js';
 import { teamMembersInternalHandlers } from '../../domain/team-members/internal-handlers.js';
+import { acceptTeamInvitationAndSignIn } from '../../domain/team-members/sign-in-handlers.js';
+import { anyHandler } from '../../operations/handler.js';
 import { pageOperations } from './kit.js';
-import { consumeSignInLink, createSession } from '../../domain/team-members/sessions.js';
-import { dashboardSessionStore } from '../../store/dashboard-sessions.js';
 
 const { runPublic, write } = pageOperations({
   acceptTeamInvitation,
+  signInWithLink: teamMembersInternalHandlers.signInWithLink,
+  signInWithPasskey: teamMembersInternalHandlers.signInWithPasskey,
+  registerPasskey: teamMembersInternalHandlers.registerPasskey,
   revokeDashboardSession: teamMembersInternalHandlers.revokeDashboardSession,
 });
+
+/** The answer of the sign-in operations: the new session and its cookie's value. */
+interface StartedSession {
+  session_id: string;
+  state: 'registration' | 'active';
+  session_cookie: string;
+}
 
 /**
  * Signing in and out of the dashboard (DESIGN D21): the sign-in page (passkey), one-time sign-in links,
  * invitation acceptance, passkey registration, the member's sessions and passkeys, sign-out.
  */
-
-function problemPage(title: string, error: unknown, requestId: string): ApiGatewayResult {
-  return problemDocumentPage(title, toProblem(error, requestId).problem);
-}
 
 function problemDocumentPage(title: string, problem: ProblemDocument): ApiGatewayResult {
   return htmlResult(
@@ -104,25 +102,17 @@ export async function signInLinkPage(request: DashboardRequest): Promise<ApiGate
   );
 }
 
-/** `POST /dashboard/sign-in/link`: uses the link once and starts a session that must register a passkey. */
+/**
+ * `POST /dashboard/sign-in/link`: `signInWithLink` (the link used once, in the member's log) and a session that must
+ * register a passkey.
+ */
 export async function useSignInLink(request: DashboardRequest): Promise<ApiGatewayResult> {
-  try {
-    const { teamId, memberId } = await consumeSignInLink(
-      request.runtime.store,
-      request.runtime.clock,
-      request.form.get('token') ?? '',
-    );
-    const { cookieValue } = await createSession(request.runtime.store, request.runtime.clock, {
-      teamId,
-      memberId,
-      state: 'registration',
-      method: 'link',
-      userAgent: request.headers['user-agent'],
-    });
-    return redirectResult('/dashboard/passkeys/new', [sessionCookie(cookieValue)]);
-  } catch (error) {
-    return problemPage('Sign-in link', error, request.requestId);
-  }
+  const signedIn = await runPublic<StartedSession>(request, 'signInWithLink', {
+    token: request.form.get('token') ?? '',
+    user_agent: request.headers['user-agent'],
+  });
+  if (!signedIn.ok) return problemDocumentPage('Sign-in link', signedIn.problem);
+  return redirectResult('/dashboard/passkeys/new', [sessionCookie(signedIn.result.session_cookie)]);
 }
 
 /**
@@ -151,25 +141,19 @@ export async function invitationPage(request: DashboardRequest): Promise<ApiGate
 
 /**
  * `POST /dashboard/invitations/accept`: runs `acceptTeamInvitation` through the pipeline (the same public operation
- * as REST, counted in the same per-IP bucket, D4) and starts a session that must register a passkey: an invitation
- * is the member's first sign-in link.
+ * as REST, counted in the same per-IP bucket, D4) with the dashboard's handler, which also starts a session that must
+ * register a passkey: an invitation is the member's first sign-in link.
  */
 export async function acceptInvitation(request: DashboardRequest): Promise<ApiGatewayResult> {
   const token = request.form.get('token')?.trim() ?? '';
-  const accepted = await runPublic<AcceptedTeamInvitation>(request, 'acceptTeamInvitation', { token });
+  const accepted = await runPublic<{ session_cookie: string }>(
+    request,
+    'acceptTeamInvitation',
+    { token },
+    anyHandler(acceptTeamInvitationAndSignIn(request.headers['user-agent'])),
+  );
   if (!accepted.ok) return problemDocumentPage('Join the team', accepted.problem);
-  try {
-    const { cookieValue } = await createSession(request.runtime.store, request.runtime.clock, {
-      teamId: accepted.result.team.id,
-      memberId: accepted.result.team_member.id,
-      state: 'registration',
-      method: 'link',
-      userAgent: request.headers['user-agent'],
-    });
-    return redirectResult('/dashboard/passkeys/new', [sessionCookie(cookieValue)]);
-  } catch (error) {
-    return problemPage('Join the team', error, request.requestId);
-  }
+  return redirectResult('/dashboard/passkeys/new', [sessionCookie(accepted.result.session_cookie)]);
 }
 
 /** `POST /dashboard/sign-in/passkey-options` (JSON): a challenge for signing in with a discoverable passkey. */
@@ -182,33 +166,26 @@ export async function passkeySignInOptions(request: DashboardRequest): Promise<A
   return jsonResult(200, { challenge_id: challengeId, options });
 }
 
-/** `POST /dashboard/sign-in/passkey` (JSON): verifies the passkey and starts a session. */
-export async function passkeySignIn(request: DashboardRequest): Promise<ApiGatewayResult> {
+/** The relying party of a page request as the passkey operations take it. */
+function relyingPartyInput(request: DashboardRequest) {
+  return { origin: request.relyingParty.origin, rp_id: request.relyingParty.rpId };
+}
+
+/** The JSON body's fields of a passkey ceremony's answer (absent ones are the operation's VALIDATION_FAILED). */
+function ceremonyAnswer(request: DashboardRequest): { challenge_id?: unknown; response?: unknown } {
   const body = (request.json ?? {}) as { challenge_id?: unknown; response?: unknown };
-  try {
-    if (typeof body.challenge_id !== 'string' || !body.response || typeof body.response !== 'object')
-      throw new ProblemError('VALIDATION_FAILED', 'Send challenge_id and the passkey response.');
-    const { teamId, memberId } = await finishPasskeySignIn(
-      request.runtime.store,
-      request.runtime.clock,
-      request.relyingParty,
-      { challengeId: body.challenge_id, response: body.response as never },
-    );
-    const member = await findMember(request.runtime.store, teamId, memberId);
-    if (!member || member.status !== 'active')
-      throw new ProblemError('AUTHENTICATION_REQUIRED', 'This passkey’s team member is no longer active.');
-    const { cookieValue } = await createSession(request.runtime.store, request.runtime.clock, {
-      teamId,
-      memberId,
-      state: 'active',
-      method: 'passkey',
-      userAgent: request.headers['user-agent'],
-    });
-    return jsonResult(200, { signed_in: true }, [sessionCookie(cookieValue)]);
-  } catch (error) {
-    const { problem } = toProblem(error, request.requestId);
-    return jsonResult(problem.status, problem);
-  }
+  return { challenge_id: body.challenge_id, response: body.response };
+}
+
+/** `POST /dashboard/sign-in/passkey` (JSON): `signInWithPasskey` verifies the passkey and starts a session. */
+export async function passkeySignIn(request: DashboardRequest): Promise<ApiGatewayResult> {
+  const signedIn = await runPublic<StartedSession>(request, 'signInWithPasskey', {
+    ...ceremonyAnswer(request),
+    relying_party: relyingPartyInput(request),
+    user_agent: request.headers['user-agent'],
+  });
+  if (!signedIn.ok) return jsonResult(signedIn.problem.status, signedIn.problem);
+  return jsonResult(200, { signed_in: true }, [sessionCookie(signedIn.result.session_cookie)]);
 }
 
 /** `GET /dashboard/passkeys/new`: passkey registration (the only page a session from a sign-in link may open first). */
@@ -255,34 +232,18 @@ export async function passkeyRegistrationOptions(request: SignedInRequest): Prom
   return jsonResult(200, { challenge_id: challengeId, options });
 }
 
-/** `POST /dashboard/passkeys/register` (JSON, CSRF header): stores the passkey; the session becomes active. */
+/**
+ * `POST /dashboard/passkeys/register` (JSON, CSRF header): `registerPasskey` stores the passkey; the session becomes
+ * active.
+ */
 export async function passkeyRegister(request: SignedInRequest): Promise<ApiGatewayResult> {
-  const body = (request.json ?? {}) as { challenge_id?: unknown; response?: unknown };
-  try {
-    if (typeof body.challenge_id !== 'string' || !body.response || typeof body.response !== 'object')
-      throw new ProblemError('VALIDATION_FAILED', 'Send challenge_id and the passkey response.');
-    const passkey = await finishPasskeyRegistration(
-      request.runtime.store,
-      request.runtime.clock,
-      request.relyingParty,
-      {
-        teamId: request.viewer.team.id,
-        memberId: request.viewer.member.id,
-        sessionId: request.session.id,
-        challengeId: body.challenge_id,
-        response: body.response as never,
-      },
-    );
-    await dashboardSessionStore.activate(request.runtime.store, {
-      teamId: request.viewer.team.id,
-      memberId: request.viewer.member.id,
-      sessionId: request.session.id,
-    });
-    return jsonResult(201, { registered: true, created_at: passkey.created_at });
-  } catch (error) {
-    const { problem } = toProblem(error, request.requestId);
-    return jsonResult(problem.status, problem);
-  }
+  const registered = await write<{ registered: true; created_at: string }>(request, 'registerPasskey', {
+    ...ceremonyAnswer(request),
+    session_id: request.session.id,
+    relying_party: relyingPartyInput(request),
+  });
+  if (!registered.ok) return jsonResult(registered.problem.status, registered.problem);
+  return jsonResult(201, registered.result);
 }
 
 /**

@@ -2,6 +2,7 @@ import { ProblemError } from '../../errors.js';
 import type { InternalHandlersOf, OperationHandler } from '../../operations/handler.js';
 import { dashboardSessionStore } from '../../store/dashboard-sessions.js';
 import type { teamMembersModule } from './operations.js';
+import { createSignInLinkHandler, registerPasskey, signInWithLink, signInWithPasskey } from './sign-in-handlers.js';
 
 type Operations = NonNullable<typeof teamMembersModule.internal>;
 
@@ -24,5 +25,9 @@ const revokeDashboardSession: OperationHandler<Operations['revokeDashboardSessio
 
 /** Every handler of the team members module's internal operations. */
 export const teamMembersInternalHandlers = {
+  signInWithLink,
+  signInWithPasskey,
+  registerPasskey,
   revokeDashboardSession,
+  createSignInLink: createSignInLinkHandler,
 } satisfies InternalHandlersOf<typeof teamMembersModule>;
