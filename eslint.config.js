@@ -11,7 +11,13 @@ const DYNAMODB_REQUEST_KEYS =
 const DYNAMODB_EXPRESSION =
   '/attribute_(not_)?exists\\(|attribute_type\\(|begins_with\\(|if_not_exists\\(|list_append\\(|^\\s*(SET|ADD|REMOVE|DELETE) [#:a-z]/';
 const DOMAIN_TERMS =
-  "shared/domain speaks in domain terms: put DynamoDB expressions, keys of requests and AWS SDK imports in the object's store adapter under shared/store/ (DESIGN D14, D35).";
+  "DynamoDB lives only under shared/store/: put expressions, keys of requests and AWS SDK imports in the object's store adapter there (or an AWS adapter under shared/aws/; DESIGN D14, D35).";
+/** The selectors of DynamoDB's request keys and expression syntax (see DOMAIN_TERMS). */
+const DYNAMODB_SYNTAX = [
+  { selector: `Property[key.name=${DYNAMODB_REQUEST_KEYS}]`, message: DOMAIN_TERMS },
+  { selector: `Literal[value=${DYNAMODB_EXPRESSION}]`, message: DOMAIN_TERMS },
+  { selector: `TemplateElement[value.raw=${DYNAMODB_EXPRESSION}]`, message: DOMAIN_TERMS },
+];
 
 export default defineConfig(
   { ignores: ['node_modules/', 'cdk.out/', 'dist/', 'coverage/', '.data/', '.receiver/', 'test-results/'] },
@@ -87,28 +93,29 @@ export default defineConfig(
     },
   },
   {
-    // Surface modules (hooks, public pages, HTTP, authentication, MCP, dashboard pages, Lambda handlers) call
-    // repository functions in domain terms, never a Store method with DynamoDB expressions. The listed modules are the
-    // persistence of one item each (hook receipts, welcome links, a session's idle touch, tool-server and dashboard
-    // sessions, passkeys) and keep their Store calls.
+    // DynamoDB only under shared/store/ (DESIGN D14, D35): the domain, the surfaces, the jobs, the Lambda handlers, the
+    // CLI and the stack write no DynamoDB expression or request key and import no AWS SDK; the store adapters
+    // (shared/store/) and the AWS adapters (shared/aws/) do. No file is exempt.
+    files: ['shared/**/*.{ts,tsx}', 'functions/**/*.{ts,tsx}', 'bin/**/*.{ts,tsx}', 'lib/**/*.{ts,tsx}'],
+    ignores: ['shared/store/**', 'shared/aws/**'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['@aws-sdk/*'], message: DOMAIN_TERMS }] }],
+      'no-restricted-syntax': ['error', ...DYNAMODB_SYNTAX],
+    },
+  },
+  {
+    // Surface modules (hooks, public pages, HTTP, authentication, OAuth, MCP, the dashboard, the web layer, Lambda
+    // handlers) call repository and store adapter functions in domain terms, never a Store method. No file is exempt.
     files: [
       'shared/hooks/**/*.{ts,tsx}',
       'shared/public-pages/**/*.{ts,tsx}',
       'shared/http/**/*.{ts,tsx}',
       'shared/auth/**/*.{ts,tsx}',
+      'shared/oauth/**/*.{ts,tsx}',
       'shared/mcp/**/*.{ts,tsx}',
       'shared/dashboard/**/*.{ts,tsx}',
       'shared/web/**/*.{ts,tsx}',
-      'shared/oauth/http-handler.ts',
       'functions/**/*.{ts,tsx}',
-    ],
-    ignores: [
-      'shared/hooks/receipts.ts',
-      'shared/public-pages/welcome-links.ts',
-      'shared/auth/idle-sessions.ts',
-      'shared/mcp/sessions.ts',
-      'shared/dashboard/sessions.ts',
-      'shared/dashboard/passkeys.ts',
     ],
     rules: {
       'no-restricted-syntax': [
@@ -117,22 +124,9 @@ export default defineConfig(
           selector:
             "CallExpression[callee.property.name=/^(get|put|update|delete|query|batchGet|transactWrite)$/]:matches([callee.object.name='store'], [callee.object.property.name='store'])",
           message:
-            'Surface modules call no Store method (store.get/put/update/delete/query/batchGet/transactWrite): move the read or write into a named function of the module that owns the item (its repository or records module).',
+            'Surface modules call no Store method (store.get/put/update/delete/query/batchGet/transactWrite): move the read or write into a named function of the module that owns the item (its store adapter or repository).',
         },
-      ],
-    },
-  },
-  {
-    // The domain speaks in its own terms (DESIGN D14, D35): DynamoDB expressions and every AWS SDK import live in the
-    // store adapters (shared/store/) and the AWS adapters (shared/aws/), never in shared/domain. No file is exempt.
-    files: ['shared/domain/**/*.{ts,tsx}'],
-    rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['@aws-sdk/*'], message: DOMAIN_TERMS }] }],
-      'no-restricted-syntax': [
-        'error',
-        { selector: `Property[key.name=${DYNAMODB_REQUEST_KEYS}]`, message: DOMAIN_TERMS },
-        { selector: `Literal[value=${DYNAMODB_EXPRESSION}]`, message: DOMAIN_TERMS },
-        { selector: `TemplateElement[value.raw=${DYNAMODB_EXPRESSION}]`, message: DOMAIN_TERMS },
+        ...DYNAMODB_SYNTAX,
       ],
     },
   },
