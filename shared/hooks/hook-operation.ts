@@ -1,6 +1,6 @@
 import type { Principal } from '../auth/principal.js';
 import type { ActivitySurface } from '../domain/activity/schema.js';
-import { failureOf } from '../errors.js';
+import { failureOf, fieldErrors, ProblemError } from '../errors.js';
 import type { PipelineOperation } from '../operations/definition.js';
 import type { AnyHandler } from '../operations/handler.js';
 import { invokeOperation } from '../operations/invoke.js';
@@ -24,8 +24,10 @@ export interface HookOperationCall {
 
 /**
  * Runs an internal operation for a verified inbound hook through the pipeline (DESIGN D22, D35): one activity entry,
- * refusals included; the provider's signature or secret stands for the token. Resolves the result; throws the problem
- * as a ProblemError, or the unexpected error behind an INTERNAL_ERROR (the hook answers 5xx: the update comes again).
+ * refusals included; the provider's signature or secret stands for the token. The input is validated against the
+ * operation's body as every surface's is (VALIDATION_FAILED, fields under `update.`). Resolves the result; throws the
+ * problem as a ProblemError, or the unexpected error behind an INTERNAL_ERROR (the hook answers 5xx: the update comes
+ * again).
  */
 export async function runHookOperation(runtime: Runtime, call: HookOperationCall): Promise<unknown> {
   const outcome = await invokeOperation({
@@ -36,7 +38,15 @@ export async function runHookOperation(runtime: Runtime, call: HookOperationCall
     surface: call.surface ?? 'hook',
     requestId: call.requestId,
     within: call.within,
-    decode: () => ({ input: call.input, idempotencyKey: null, fingerprint: [], cursorField: 'body.cursor' }),
+    decode: () => {
+      const parsed = call.operation.body?.safeParse(call.input);
+      if (parsed && !parsed.success)
+        throw new ProblemError('VALIDATION_FAILED', 'The update does not fit the operation’s input.', {
+          errors: fieldErrors('update', parsed.error.issues),
+        });
+      const input = parsed?.data ?? call.input;
+      return { input, idempotencyKey: null, fingerprint: [], cursorField: 'update.cursor' };
+    },
   });
   if (outcome.ok) return outcome.result;
   throw failureOf(outcome);

@@ -1,4 +1,5 @@
 import { equalInConstantTime } from '../constant-time.js';
+import { ProblemError } from '../errors.js';
 import { membersInternalOperations } from '../domain/members/internal-operations.js';
 import { recordPlatformMembership } from '../domain/members/platform-membership-handler.js';
 import type { PlatformMembershipUpdate } from '../domain/members/platform-updates.js';
@@ -76,7 +77,7 @@ async function recordMembership(
  * Handles one request to `POST /hooks/telegram/{project_id}` (see the module comment): `projectId` from the
  * path, `secretToken` the `X-Telegram-Bot-Api-Secret-Token` header, `body` the raw body. Answers 200
  * (`{ ok: true }`, with `duplicate: true` for a re-sent update), 401 (any refusal of the secret), 400 (not a
- * Telegram update) or 500 (not stored; Telegram retries). Never throws.
+ * Telegram update, or one its operation's input refuses) or 500 (not stored; Telegram retries). Never throws.
  */
 async function handleTelegramUpdate(
   runtime: Runtime,
@@ -125,6 +126,9 @@ async function handleTelegramUpdate(
     );
     return { status: 200, body: outcome === 'duplicate' ? { ok: true, duplicate: true } : { ok: true } };
   } catch (error) {
+    // An update the operation's input refuses (fields past what Telegram itself allows) is no update we can store.
+    if (error instanceof ProblemError && error.code === 'VALIDATION_FAILED')
+      return { status: 400, body: { error: error.detail } };
     logger.error('telegram update not processed', {
       project_id: request.projectId,
       error: error instanceof Error ? error.name : 'unknown',

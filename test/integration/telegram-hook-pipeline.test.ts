@@ -80,4 +80,18 @@ describe('Telegram updates through the pipeline', () => {
     expect(types(await newEvents())).toContain('member.joined');
     expect(await hookEntries()).toEqual([entryOf('recordPlatformMembership', joined.update_id)]);
   });
+
+  it('validates what an update asks of the operation: a user name longer than any Telegram allows is refused, logged, not stored', async () => {
+    const { secret } = await setUp();
+    const joined = chatMember(79, 'left', 'member');
+    joined.chat_member.new_chat_member.user.username = 'x'.repeat(300);
+    expect(await deliver(joined, secret)).toEqual({
+      status: 400,
+      body: { error: 'The update does not fit the operation’s input.' },
+    });
+    expect(await newEvents()).toEqual([]);
+    expect(await hookEntries()).toEqual([
+      { ...entryOf('recordPlatformMembership', joined.update_id), outcome: 'VALIDATION_FAILED' },
+    ]);
+  });
 });
