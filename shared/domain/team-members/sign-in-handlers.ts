@@ -1,5 +1,6 @@
 import { ProblemError } from '../../errors.js';
 import type { OperationHandler } from '../../operations/handler.js';
+import type { Runtime } from '../../runtime.js';
 import { acceptTeamInvitation } from './handlers.js';
 import type { teamMembersModule } from './operations.js';
 import { finishPasskeyRegistration, finishPasskeySignIn, type RelyingParty } from './passkeys.js';
@@ -17,22 +18,27 @@ const relyingPartyOf = (input: { origin: string; rp_id: string }): RelyingParty 
   rpId: input.rp_id,
 });
 
+/** Starts a session (D21) and answers it as the sign-in operations do: its id, state and the cookie's value. */
+async function startSession(runtime: Runtime, session: Parameters<typeof createSession>[2]) {
+  const { session: started, cookieValue } = await createSession(runtime.store, runtime.clock, session);
+  return { session_id: started.id, state: started.state, session_cookie: cookieValue };
+}
+
 /**
  * Uses a one-time sign-in link (D21) and starts a session that must register a passkey. The link's team gets the
- * entry, a refusal after its secret was verified included (expired, used, removed member). Errors: NOT_FOUND.
+ * entry, a refusal after its secret was verified included (expired, or its member removed). Errors: NOT_FOUND.
  */
 export const signInWithLink: OperationHandler<Operations['signInWithLink']> = async (input, { runtime, identify }) => {
   const { teamId, memberId } = await consumeSignInLink(runtime.store, runtime.clock, input.token, (owner) =>
     identify?.(owner),
   );
-  const { session, cookieValue } = await createSession(runtime.store, runtime.clock, {
+  return startSession(runtime, {
     teamId,
     memberId,
     state: 'registration',
     method: 'link',
     userAgent: input.user_agent,
   });
-  return { session_id: session.id, state: session.state, session_cookie: cookieValue };
 };
 
 /**
@@ -53,14 +59,7 @@ export const signInWithPasskey: OperationHandler<Operations['signInWithPasskey']
   const member = await findMember(runtime.store, teamId, memberId);
   if (!member || member.status !== 'active')
     throw new ProblemError('AUTHENTICATION_REQUIRED', 'This passkey’s team member is no longer active.');
-  const { session, cookieValue } = await createSession(runtime.store, runtime.clock, {
-    teamId,
-    memberId,
-    state: 'active',
-    method: 'passkey',
-    userAgent: input.user_agent,
-  });
-  return { session_id: session.id, state: session.state, session_cookie: cookieValue };
+  return startSession(runtime, { teamId, memberId, state: 'active', method: 'passkey', userAgent: input.user_agent });
 };
 
 /**
@@ -99,14 +98,14 @@ export function acceptTeamInvitationAndSignIn(userAgent: string | undefined) {
     ...call: Parameters<OperationHandler<Module['acceptTeamInvitation']>>
   ) => Promise<AcceptedTeamInvitation & { session_cookie: string }> = async (input, context) => {
     const accepted = await acceptTeamInvitation(input, context);
-    const { cookieValue } = await createSession(context.runtime.store, context.runtime.clock, {
+    const { session_cookie } = await startSession(context.runtime, {
       teamId: accepted.team.id,
       memberId: accepted.team_member.id,
       state: 'registration',
       method: 'link',
       userAgent,
     });
-    return { ...accepted, session_cookie: cookieValue };
+    return { ...accepted, session_cookie };
   };
   return handler;
 }
