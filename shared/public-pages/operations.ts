@@ -27,6 +27,7 @@ const PUBLIC_PAGE_HANDLERS = {
   cancelSubscription: anyHandler(cancelSubscription),
   resumeSubscription: anyHandler(resumeSubscription),
   openBillingPortal: anyHandler(portalSessionsInternalHandlers.openBillingPortal),
+  signInToPortal: anyHandler(portalSessionsInternalHandlers.signInToPortal),
   signOutOfPortal: anyHandler(portalSessionsInternalHandlers.signOutOfPortal),
   startDiscordLink: anyHandler(membersInternalHandlers.startDiscordLink),
   linkDiscordAccount: anyHandler(membersInternalHandlers.linkDiscordAccount),

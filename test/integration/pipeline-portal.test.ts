@@ -1,8 +1,8 @@
 /**
- * The subscriber side's state changes run through the one pipeline (DESIGN D20, D27, D35): the portal's "Update
- * payment method", sign-out, cancel and resume, and the bot command that answers with a portal link. Each writes one
- * activity entry with surface `portal`, replays with its idempotency key, and keeps working on a team locked for
- * non-payment (the subscriber side is exempt from BILLING_LOCKED), while the creator's own write is refused.
+ * The subscriber side's state changes run through the one pipeline (DESIGN D20, D27, D35): the portal's sign-in,
+ * "Update payment method", sign-out, cancel and resume, and the bot command that answers with a portal link. Each
+ * writes one activity entry with surface `portal`, replays with its idempotency key, and keeps working on a team locked
+ * for non-payment (the subscriber side is exempt from BILLING_LOCKED), while the creator's own write is refused.
  * Against DynamoDB Local and a loopback fake of the Stripe API.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -12,7 +12,11 @@ import { localKeyEncryptionKey } from '../../shared/credentials/local-key.js';
 import { caller, runAnyOperation, rest } from '../support/calls.js';
 import { listActivity } from '../../shared/domain/activity/repository.js';
 import type { ActivityEntry } from '../../shared/domain/activity/schema.js';
-import { createPortalLink, subscriberPrincipal } from '../../shared/domain/portal-sessions/links.js';
+import {
+  createPortalLink,
+  PORTAL_LINK_LIFETIME_MS,
+  subscriberPrincipal,
+} from '../../shared/domain/portal-sessions/links.js';
 import { createProject } from '../../shared/domain/projects/creation.js';
 import { listSubscriptions } from '../../shared/domain/subscriptions/queries.js';
 import { membershipCommand } from '../../shared/hooks/membership-command.js';
@@ -169,7 +173,8 @@ describe('the portal', () => {
     ).toBe(303);
     const portalEntries = (await listActivity(runtime.store, team.team.id, { limit: 100 })).data.filter(
       (entry) =>
-        entry.surface === 'portal' && entry.operation !== 'listSubscriptions' && entry.operation !== 'listPayments',
+        entry.surface === 'portal' &&
+        !['listSubscriptions', 'listPayments', 'signInToPortal'].includes(entry.operation),
     );
     expect(portalEntries.map((entry) => [entry.operation, entry.outcome]).reverse()).toEqual([
       ['cancelSubscription', 'ok'],
@@ -209,6 +214,24 @@ describe('the portal', () => {
       },
     );
     expect(again).toMatchObject({ ok: true, replayed: true, result: { signed_out: true } });
+  });
+
+  it('sign-in with a link is signInToPortal: one entry, an expired link refused in the team’s log, a used or unknown one in none; works while locked', async () => {
+    const { team, projectId, subscription } = await stripeSubscriber();
+    await lockTeam(runtime, team.team.id);
+    const link = await createPortalLink(runtime, team.team.id, projectId, subscription.subscriber_id);
+    expect((await portal('GET', link.path, [])).statusCode).toBe(303);
+    expect((await portal('GET', link.path, [])).statusCode).toBe(404);
+    expect((await portal('GET', `/portal/${projectId}/sign-in?token=ppl_${'a'.repeat(43)}`, [])).statusCode).toBe(404);
+    const late = await createPortalLink(runtime, team.team.id, projectId, subscription.subscriber_id);
+    clock.advance(PORTAL_LINK_LIFETIME_MS + 1);
+    expect((await portal('GET', late.path, [])).statusCode).toBe(404);
+    expect((await entriesOf(team.team.id, 'signInToPortal')).map(({ surface, outcome }) => [surface, outcome])).toEqual(
+      [
+        ['portal', 'ok'],
+        ['portal', 'NOT_FOUND'],
+      ],
+    );
   });
 
   it('a subscriber principal may call only the portal’s operations', async () => {

@@ -6,10 +6,21 @@ import { getSubscriber } from '../subscribers/repository.js';
 import { subscriptionsOfSubscriber } from '../subscriptions/access-facts.js';
 import { getSubscription } from '../subscriptions/queries.js';
 import { hasAccess } from '../subscriptions/state-machine.js';
-import { createPortalLink, endPortalSession } from './links.js';
+import { consumePortalLink, createPortalLink, endPortalSession } from './links.js';
 import { portalSessionsModule } from './operations.js';
 
 type Operations = NonNullable<typeof portalSessionsModule.internal>;
+
+/**
+ * Sign-in with a one-time portal link (D27): the link is used once and a session starts; the link's team gets the
+ * entry, a refusal after the link was found included (expired). Errors: NOT_FOUND (one answer for every unusable link).
+ */
+const signInToPortal: OperationHandler<Operations['signInToPortal']> = async (input, { runtime, identify }) => {
+  const { cookieValue } = await consumePortalLink(runtime, input.project_id, input.token, (teamId) =>
+    identify?.({ teamId }),
+  );
+  return { session_cookie: cookieValue };
+};
 
 /** Sign-out (D27): deletes the session the cookie names; an unknown or ended one is already signed out. */
 const signOutOfPortal: OperationHandler<Operations['signOutOfPortal']> = async (input, { runtime }) => {
@@ -62,6 +73,7 @@ const answerMembershipCommand: OperationHandler<Operations['answerMembershipComm
 
 /** Every handler of the portal-sessions module's internal operations. */
 export const portalSessionsInternalHandlers = {
+  signInToPortal,
   signOutOfPortal,
   openBillingPortal,
   answerMembershipCommand,

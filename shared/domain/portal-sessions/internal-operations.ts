@@ -4,11 +4,23 @@ import { Timestamp, Uuid } from '../../schemas/common.js';
 import * as z from '../../schemas/zod.js';
 
 /**
- * The subscriber side's internal operations (DESIGN D27, D35): the portal's sign-out and "Update payment method",
- * and the bot commands that answer with a portal link. No route, no tool; run by `invokeOperation` with surface
+ * The subscriber side's internal operations (DESIGN D27, D35): the portal's sign-in with a one-time link (public: the
+ * link is the credential), its sign-out and "Update payment method", and the bot commands that answer with a portal
+ * link. No route, no tool; run by `invokeOperation` with surface
  * `portal`. All are exempt from the billing lockdown (D20: the subscriber side keeps running on a locked team).
  */
 export const portalSessionsInternalOperations = {
+  signInToPortal: defineInternalOperation({
+    id: 'signInToPortal',
+    summary: 'Open a portal session with a one-time portal link (its token is the credential).',
+    tag: 'Subscribers',
+    ability: null,
+    teamWide: false,
+    body: z.strictObject({ project_id: Uuid, token: z.string().check(z.maxLength(200)) }),
+    output: z.object({ session_cookie: z.string() }),
+    events: [],
+    write: true,
+  }),
   signOutOfPortal: defineInternalOperation({
     id: 'signOutOfPortal',
     summary: 'End the subscriber’s portal session (sign-out).',

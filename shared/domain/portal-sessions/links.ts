@@ -78,13 +78,15 @@ const unusableLink = () =>
 /**
  * Uses a portal link of project `projectId` once and starts a portal session: the link is deleted with a
  * condition, so of two concurrent uses one gets the session. Returns the session and the cookie value
- * (`pps_<secret>`, shown only here). Errors: NOT_FOUND for an unknown, expired, used or other project's link
+ * (`pps_<secret>`, shown only here); `identify` learns the link's team once the link is found for this project (a
+ * refusal after that is the team's to see). Errors: NOT_FOUND for an unknown, expired, used or other project's link
  * (one answer; another project's link stays usable there).
  */
 export async function consumePortalLink(
   runtime: PortalRuntime,
   projectId: string,
   token: string,
+  identify: (teamId: string) => void = () => undefined,
 ): Promise<{ cookieValue: string; session: PortalSession }> {
   const linkSha256 = hashOf(token.trim());
   const link = token.trim().startsWith(LINK_PREFIX)
@@ -92,7 +94,9 @@ export async function consumePortalLink(
     : undefined;
   const nowMs = runtime.clock.nowMs();
   const stored = link ? parseStoredPortalLink(link) : null;
-  if (!stored || stored.project_id !== projectId || stored.expires_at_ms <= nowMs) throw unusableLink();
+  if (!stored || stored.project_id !== projectId) throw unusableLink();
+  identify(stored.team_id);
+  if (stored.expires_at_ms <= nowMs) throw unusableLink();
   if (!(await portalSessionStore.takeLink(runtime.store, linkSha256))) throw unusableLink();
   const cookieValue = `${SESSION_PREFIX}${newTokenSecret()}`;
   const session: PortalSession = {

@@ -6,12 +6,11 @@ import { htmlResult, redirectResult } from '../../web/results.js';
 import { runPublicOperation } from '../operations.js';
 import {
   createPortalLink,
-  consumePortalLink,
   findPortalSession,
   subscriberPrincipal,
   type PortalSession,
 } from '../../domain/portal-sessions/links.js';
-import { ProblemError, toProblem, type ProblemDocument } from '../../errors.js';
+import { failureOf, ProblemError, toProblem, type ProblemDocument } from '../../errors.js';
 import type { ApiGatewayResult } from '../../http/api-gateway.js';
 import {
   clearedPortalCookie,
@@ -39,16 +38,20 @@ type PortalHandler = (request: PublicRequest, match: readonly string[]) => Promi
 
 const PROJECT = ':project{[0-9a-fA-F-]{36}}';
 const SUBSCRIPTION = 'subscriptions/:subscription{[0-9a-fA-F-]{36}}';
-/** `GET /portal/{project_id}/sign-in?token=`: uses the one-time link and starts a session, or the 404 page. */
+/**
+ * `GET /portal/{project_id}/sign-in?token=`: `signInToPortal` uses the one-time link and starts a session, or the 404
+ * page for every link it cannot use.
+ */
 const signIn: PortalHandler = async (request, match) => {
   const projectId = match[1].toLowerCase();
-  try {
-    const { cookieValue } = await consumePortalLink(request.runtime, projectId, request.query.get('token') ?? '');
-    return redirectResult(portalPath(projectId), [portalCookie(cookieValue)]);
-  } catch (error) {
-    if (error instanceof ProblemError && error.code === 'NOT_FOUND') return htmlResult(404, <NotFoundPage />);
-    throw error;
-  }
+  const signedIn = await runPublicOperation<{ session_cookie: string }>(request, null, 'signInToPortal', {
+    project_id: projectId,
+    token: (request.query.get('token') ?? '').trim(),
+  });
+  if (signedIn.ok) return redirectResult(portalPath(projectId), [portalCookie(signedIn.result.session_cookie)]);
+  if (signedIn.problem.code === 'NOT_FOUND' || signedIn.problem.code === 'VALIDATION_FAILED')
+    return htmlResult(404, <NotFoundPage />);
+  throw failureOf(signedIn);
 };
 
 /** The session of a portal request and its principal, or null (no, unknown, idle or other project's session). */
