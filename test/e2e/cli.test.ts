@@ -1,9 +1,9 @@
 /**
- * The operator CLI as an operator uses it (DESIGN §5, README "Operator CLI"): `npm run -s cli -- ...`
- * prints only JSON on stdout (so it pipes into `jq`), `--help` prints the usage and exits 0,
- * `--abilities all` grants the whole catalogue, every command runs through the pipeline (the team's activity log
- * names the operator, refusals included), and an unreachable store (or one without the tables) is
- * a problem that asks whether `npm start` is running — never "retry with the same idempotency key".
+ * The operator CLI as an operator uses it (DESIGN §5, README "Operator CLI"): `npm run -s cli -- ...` prints only JSON
+ * on stdout (so it pipes into `jq`), `--help` prints the usage and exits 0, `--abilities all` grants the whole
+ * catalogue, `member sign-in-link` makes a dashboard sign-in link, every command runs through the pipeline (the team's
+ * activity log names the operator, refusals included), and an unreachable store (or one without the tables) is a
+ * problem that asks whether `npm start` is running — never "retry with the same idempotency key".
  */
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
@@ -11,10 +11,13 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ABILITY_VALUES } from '../../shared/catalogues/abilities.js';
+import { systemClock } from '../../shared/clock.js';
 import { listActivity } from '../../shared/domain/activity/repository.js';
+import { ensureTeamOwner } from '../../shared/domain/team-members/changes.js';
+import { consumeSignInLink } from '../../shared/domain/team-members/sessions.js';
 import type { Store } from '../../shared/store/store.js';
 import { runCli } from '../support/local-process.js';
-import { createTestStore } from '../support/store.js';
+import { createTestRuntime, createTestStore } from '../support/store.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 let env: NodeJS.ProcessEnv;
@@ -99,6 +102,32 @@ describe('operator CLI', () => {
       { operation: 'markBillingInvoicePaid', outcome: 'NOT_FOUND', status: 404 },
     ]);
     for (const entry of data) expect(entry).toMatchObject({ surface: 'operator', token_id: null, member_id: null });
+  });
+
+  it('makes a dashboard sign-in link with `member sign-in-link` as createSignInLink: under --base-url, once, logged', async () => {
+    const team = JSON.parse((await runCli(['team', 'create', '--name', 'Signing'], env)).stdout) as { id: string };
+    const runtime = await createTestRuntime({ clock: systemClock, store });
+    const owner = await ensureTeamOwner(runtime, team.id, { email: 'owner@signing.example', name: 'Owner' });
+    const base = ['member', 'sign-in-link', '--team', team.id, '--base-url', 'https://members.example/'];
+
+    const made = await runCli([...base, '--email', 'Owner@Signing.example'], env);
+    expect(made.code, made.stderr).toBe(0);
+    const { url } = JSON.parse(made.stdout) as { url: string; expires_at: string };
+    expect(url).toMatch(/^https:\/\/members\.example\/dashboard\/sign-in\/link\?token=sil_/);
+    const token = new URL(url).searchParams.get('token')!;
+    await expect(consumeSignInLink(store, systemClock, token)).resolves.toEqual({
+      teamId: team.id,
+      memberId: owner.id,
+    });
+    const unknown = await runCli([...base, '--email', 'nobody@signing.example'], env);
+    expect(unknown.code).toBe(1);
+    expect(JSON.parse(unknown.stderr)).toMatchObject({ code: 'NOT_FOUND' });
+
+    const { data } = await listActivity(store, team.id, { limit: 10, operation: 'createSignInLink' });
+    expect(data.map(({ surface, outcome }) => [surface, outcome]).reverse()).toEqual([
+      ['operator', 'ok'],
+      ['operator', 'NOT_FOUND'],
+    ]);
   });
 
   it('prints the usage on stdout and exits 0 for --help and -h, whatever the command', async () => {
