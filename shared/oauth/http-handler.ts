@@ -155,7 +155,9 @@ function createOAuthApp() {
     json(405, { error: 'method_not_allowed' }, { Allow: 'GET, HEAD, OPTIONS' }),
   );
   const limited = limitPerClientIp('oauth', { headers: true });
-  app.post('/oauth/register', limited, (c) => register(c.get('runtime'), c.req.raw));
+  app.post('/oauth/register', limited, (c) =>
+    register(c.get('runtime'), c.req.raw, { requestId: c.get('requestId'), clientIp: c.get('clientIp') }),
+  );
   app.get('/oauth/authorize', limited, (c) => authorize(c.get('runtime'), c.req.raw));
   app.post('/oauth/token', limited, (c) =>
     token(c.get('runtime'), c.req.raw, { requestId: c.get('requestId'), clientIp: c.get('clientIp') }),

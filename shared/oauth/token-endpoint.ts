@@ -14,7 +14,7 @@ const GRANT_OPERATIONS = {
 } as const;
 
 /** Who asks, for the pipeline's activity entry. */
-interface Caller {
+export interface Caller {
   requestId: string;
   clientIp: string;
 }
@@ -22,13 +22,15 @@ interface Caller {
 /**
  * Runs internal operation `id` on `input` through `invokeOperation` with no principal (the presented code or token is
  * the credential; its team's activity log gets the entry, refusals included; DESIGN D35). Returns its JSON answer, or
- * the RFC 6749 §5.2 error the handler raised.
+ * the RFC 6749 §5.2 (RFC 7591 §3.2.2) error the handler raised; input its schema refuses is `invalid(detail)`.
  */
-async function runPublicOperation(
+export async function runPublicOperation(
   runtime: Runtime,
-  id: 'oauthAuthorizationCodeGrant' | 'oauthRefreshTokenGrant' | 'oauthRevokeToken',
-  input: Record<string, string>,
+  id: 'oauthAuthorizationCodeGrant' | 'oauthRefreshTokenGrant' | 'oauthRevokeToken' | 'registerOAuthClient',
+  input: Record<string, unknown>,
   caller: Caller,
+  invalid: (detail: string) => OAuthError = () =>
+    new OAuthError('invalid_request', 'The request’s parameters are too long.'),
 ): Promise<{ ok: true; result: unknown } | { ok: false; response: Response }> {
   let refused = null as OAuthError | null;
   const handler = anyHandler(tokensInternalHandlers[id] as never);
@@ -46,7 +48,10 @@ async function runPublicOperation(
     clientIp: caller.clientIp,
     decode: () => {
       const parsed = inputSchemaOf(pipelineOperationById(id), { withIdempotencyKey: false }).safeParse(input);
-      if (!parsed.success) throw new OAuthError('invalid_request', 'The request’s parameters are too long.');
+      if (!parsed.success) {
+        refused = invalid(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; '));
+        throw refused;
+      }
       return { input: parsed.data, idempotencyKey: null, fingerprint: [], cursorField: 'form.cursor' };
     },
   });

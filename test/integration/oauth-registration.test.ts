@@ -1,7 +1,7 @@
 /**
  * RFC 7591 registration (`POST /oauth/register`, DESIGN D30) against malformed metadata: every body that is not
  * acceptable client metadata answers 400 `invalid_client_metadata` (never a 500), unknown fields are dropped, and a
- * client name is text like every other name.
+ * client name is text like every other name. The token endpoint answers an oversized parameter as RFC 6749 says.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handleToolServerApiRequest } from '../../shared/local/tool-server-api.js';
@@ -53,5 +53,28 @@ describe('POST /oauth/register with malformed metadata', () => {
     const response = await register(body);
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ error: 'invalid_client_metadata' });
+  });
+});
+
+describe('POST /oauth/token with an oversized parameter', () => {
+  it('answers 400 invalid_request (RFC 6749 §5.2), as every other malformed token request', async () => {
+    const client = await (await register(JSON.stringify({ client_name: 'e', redirect_uris: [REDIRECT] }))).json();
+    const response = await handleToolServerApiRequest(
+      runtime,
+      new Request('https://mcp.test/oauth/token', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          client_id: client.client_id,
+          code: 'c'.repeat(3000),
+          redirect_uri: REDIRECT,
+          code_verifier: 'v'.repeat(43),
+        }).toString(),
+      }),
+      { clientIp: `203.0.113.${++nextIp}` },
+    );
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ error: 'invalid_request' });
   });
 });

@@ -6,6 +6,7 @@ import {
   grantableAbilities,
 } from '../../oauth/authorization-requests.js';
 import { exchangeAuthorizationCode, refreshGrant } from '../../oauth/grants.js';
+import { registerPublicClient } from '../../oauth/registration.js';
 import { revokePresentedToken } from '../../oauth/revocation.js';
 import type { InternalHandlersOf, OperationHandler } from '../../operations/handler.js';
 import type { Runtime } from '../../runtime.js';
@@ -90,8 +91,13 @@ const oauthRevokeToken: OperationHandler<Operations['oauthRevokeToken']> = async
     (actor) => identify?.(actor),
   );
 
+/** Dynamic client registration (RFC 7591, D30): a public client; errors are `OAuthError`s. */
+const registerOAuthClient: OperationHandler<Operations['registerOAuthClient']> = async (input, { runtime }) =>
+  registerPublicClient(runtime, input.metadata);
+
 /** Every handler of the tokens module's internal operations. */
 export const tokensInternalHandlers = {
+  registerOAuthClient,
   approveOAuthConsent,
   denyOAuthConsent,
   oauthAuthorizationCodeGrant,

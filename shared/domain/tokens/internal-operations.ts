@@ -1,6 +1,7 @@
 import { AUTHENTICATED, defineInternalOperation } from '../../operations/definition.js';
 import { Uuid } from '../../schemas/common.js';
 import * as z from '../../schemas/zod.js';
+import { ClientMetadata } from '../../oauth/client-metadata.js';
 
 /** A pending authorization request's id (the consent page's `request`). */
 const ConsentRequest = z.strictObject({ request: z.string().check(z.maxLength(64)) });
@@ -17,13 +18,26 @@ const IssuedTokens = z.object({
 const Text = z.string().check(z.maxLength(2048));
 
 /**
- * The tool server's OAuth authorization server as operations (DESIGN D30, D35): a team member's consent (surface
- * `dashboard`) and the token endpoint's issuance (public: the code or refresh token in the body is the credential; its
+ * The tool server's OAuth authorization server as operations (DESIGN D30, D35): a client's dynamic registration
+ * (public, and no team's: nothing to log), a team member's consent (surface `dashboard`) and the token endpoint's
+ * issuance (public: the code or refresh token in the body is the credential; its
  * team's activity log gets the entry, surface `rest`) and revocation (RFC 7009). Consent and issuance are sign-in
  * actions, exempt from the billing lockdown (D20: the access tokens they issue are refused creator writes like any
  * other token).
  */
 export const tokensInternalOperations = {
+  registerOAuthClient: defineInternalOperation({
+    id: 'registerOAuthClient',
+    summary: 'Register a public OAuth client (RFC 7591 dynamic registration): its client id and metadata.',
+    tag: 'Tokens',
+    ability: null,
+    teamWide: false,
+    // The metadata as sent: unknown fields are dropped (RFC 7591 §2), so it is not the strict body itself.
+    body: z.strictObject({ metadata: ClientMetadata }),
+    output: z.looseObject({ client_id: z.string(), client_id_issued_at: z.number() }),
+    events: [],
+    write: true,
+  }),
   approveOAuthConsent: defineInternalOperation({
     id: 'approveOAuthConsent',
     summary:
