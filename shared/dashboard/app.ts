@@ -133,10 +133,12 @@ export function createDashboardApp(getRuntime: () => Runtime, content: Dashboard
     notFound({ method: c.req.method, path: c.req.path, accept: c.req.header('accept') }, c.get('requestId')),
   );
   app.onError((error, c) => {
-    const { problem } = toProblem(error, c.get('requestId'));
+    const { problem, headers } = toProblem(error, c.get('requestId'));
     if (!(error instanceof ProblemError))
       logger.error('dashboard request failed', { request_id: c.get('requestId'), path: c.req.path, error });
-    return toResponse(jsonResult(problem.status, problem));
+    const response = toResponse(jsonResult(problem.status, problem));
+    for (const [name, value] of Object.entries(headers)) response.headers.set(name, value); // Retry-After of a 429
+    return response;
   });
   return app;
 }

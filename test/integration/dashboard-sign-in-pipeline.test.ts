@@ -197,6 +197,7 @@ describe('dashboard sign-in through the pipeline', () => {
     const refused = await ask('203.0.113.9');
     expect(refused.statusCode).toBe(429);
     expect(JSON.parse(refused.body)).toMatchObject({ code: 'RATE_LIMITED' });
+    expect(Number(refused.headers['Retry-After'])).toBeGreaterThan(0);
     expect((await ask('203.0.113.10')).statusCode).toBe(200);
   });
 });
