@@ -132,11 +132,14 @@ export function createDashboardApp(getRuntime: () => Runtime, content: Dashboard
   app.notFound((c) =>
     notFound({ method: c.req.method, path: c.req.path, accept: c.req.header('accept') }, c.get('requestId')),
   );
-  app.onError((error, c) => {
+  app.onError(async (error, c) => {
     const { problem, headers } = toProblem(error, c.get('requestId'));
     if (!(error instanceof ProblemError))
       logger.error('dashboard request failed', { request_id: c.get('requestId'), path: c.req.path, error });
-    const response = toResponse(jsonResult(problem.status, problem));
+    // A browser's navigation or form post gets a page; scripts (fetch, htmx) and API clients the problem document.
+    const response = c.req.header('accept')?.includes('text/html')
+      ? toResponse((await import('./problem-page.js')).problemPage(problem.title, problem))
+      : toResponse(jsonResult(problem.status, problem));
     for (const [name, value] of Object.entries(headers)) response.headers.set(name, value); // Retry-After of a 429
     return response;
   });

@@ -189,7 +189,7 @@ describe('dashboard sign-in through the pipeline', () => {
     expect(await entriesOf(runtime, team.id, 'signInWithPasskey')).toEqual([]);
   });
 
-  it('the pages before sign-in count in the public pages’ per-IP bucket: past it, 429 for that IP only', async () => {
+  it('the pages before sign-in count in the public pages’ per-IP bucket: past it, 429 for that IP only (a page for a browser)', async () => {
     const { runtime } = await world();
     const { limit } = RATE_LIMITS['public-pages'];
     const ask = (ip: string) => postJson(runtime, '/dashboard/sign-in/passkey-options', {}, undefined, ip);
@@ -198,6 +198,17 @@ describe('dashboard sign-in through the pipeline', () => {
     expect(refused.statusCode).toBe(429);
     expect(JSON.parse(refused.body)).toMatchObject({ code: 'RATE_LIMITED' });
     expect(Number(refused.headers['Retry-After'])).toBeGreaterThan(0);
+    // A browser's page load past the limit gets a page saying so, not a problem document.
+    const page = await handleDashboardRequest(runtime, {
+      ...(dashboardEvent('GET', '/dashboard/sign-in', { headers: { accept: 'text/html,*/*;q=0.8' } }) as {
+        requestContext: object;
+      }),
+      requestContext: { http: { method: 'GET', path: '/dashboard/sign-in', sourceIp: '203.0.113.9' } },
+    } as never);
+    expect(page.statusCode).toBe(429);
+    expect(page.headers['Content-Type']).toMatch(/^text\/html/);
+    expect(page.body).toContain('Too many requests');
+    expect(Number(page.headers['Retry-After'])).toBeGreaterThan(0);
     expect((await ask('203.0.113.10')).statusCode).toBe(200);
   });
 });

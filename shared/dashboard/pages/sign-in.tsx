@@ -2,7 +2,8 @@
 /** @jsxFrag Fragment */
 import type { ProblemDocument } from '../../errors.js';
 import type { ApiGatewayResult } from '../../http/api-gateway.js';
-import { Notice, ProblemView } from '../components.js';
+import { Notice } from '../components.js';
+import { problemPage } from '../problem-page.js';
 import { Page, PublicPage } from '../layout.js';
 import { h } from '../../web/html.js';
 import {
@@ -44,17 +45,9 @@ interface StartedSession {
  * invitation acceptance, passkey registration, the member's sessions and passkeys, sign-out.
  */
 
-function problemDocumentPage(title: string, problem: ProblemDocument): ApiGatewayResult {
-  return htmlResult(
-    problem.status,
-    <PublicPage title={title}>
-      <ProblemView problem={problem} />
-      <p>
-        <a href="/dashboard/sign-in">Back to sign-in</a>
-      </p>
-    </PublicPage>,
-  );
-}
+/** A refused sign-in step as a page, with the way back to sign-in. */
+const problemDocumentPage = (title: string, problem: ProblemDocument): ApiGatewayResult =>
+  problemPage(title, problem, { href: '/dashboard/sign-in', text: 'Back to sign-in' });
 
 /**
  * `GET /dashboard/sign-in[?return_to=/dashboard/...]`: sign in with a passkey, then go to `return_to` when it is a safe
