@@ -111,6 +111,20 @@ describe('dashboard in Chromium', () => {
       body: 'name=forged&preset=full&csrf_token=nope',
     });
     expect(wrongToken.status).toBe(403);
+    // A form the browser posts without the session's token: a page that says so (readable at 375 px), not JSON.
+    await page.setViewportSize({ width: 375, height: 800 });
+    await Promise.all([
+      page.waitForURL(dashboard('/tokens')),
+      page.evaluate(() => {
+        const form = Object.assign(document.createElement('form'), { method: 'post', action: '/dashboard/tokens' });
+        form.append(Object.assign(document.createElement('input'), { name: 'csrf_token', value: 'stale' }));
+        document.body.append(form);
+        form.submit();
+      }),
+    ]);
+    expect(await page.textContent('main')).toContain('did not carry the CSRF token of your session');
+    await expectAccessible(page);
+    await page.setViewportSize({ width: 1440, height: 900 });
     expect((await api('GET', '/v1/tokens?limit=100')).body.data.length).toBe(before);
 
     // Text from the data is escaped wherever it is shown.
