@@ -21,9 +21,9 @@ export async function touchSession(
   session: { last_seen_at_ms: number },
   nowMs: number,
   idleMs: number,
-  unlessRevoked = false,
+  options: { unlessRevoked?: boolean } = {},
 ): Promise<void> {
   if (nowMs - session.last_seen_at_ms < SESSION_TOUCH_INTERVAL_MS) return;
-  await idleSessions.touch(store, key, nowMs, idleMs, unlessRevoked);
+  await idleSessions.touch(store, key, nowMs, idleMs, options);
   session.last_seen_at_ms = nowMs;
 }

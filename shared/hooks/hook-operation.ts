@@ -39,6 +39,8 @@ export async function runHookOperation(runtime: Runtime, call: HookOperationCall
     requestId: call.requestId,
     within: call.within,
     decode: () => {
+      // A hook's operation has a body only: its schema is the input's, without the registry's `inputSchemaOf` (which
+      // would load every operation's definition into the hook's Lambda).
       const parsed = call.operation.body?.safeParse(call.input);
       if (parsed && !parsed.success)
         throw new ProblemError('VALIDATION_FAILED', 'The update does not fit the operation’s input.', {

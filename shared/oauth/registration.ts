@@ -4,7 +4,7 @@ import { MAX_CLIENT_METADATA_BYTES, type ClientMetadata } from './client-metadat
 import { isAllowedRedirectUri, registerClient } from './clients.js';
 import { OAuthError } from './grants.js';
 import { json, oauthError } from './responses.js';
-import { runPublicOperation, type Caller } from './token-endpoint.js';
+import { runPublicOperation, type Caller } from './public-operation.js';
 
 /**
  * Registers a public client from its validated metadata (RFC 7591 §3; DESIGN D30): `https` or loopback `http` redirect

@@ -1,5 +1,6 @@
+import { conditionally } from './expressions.js';
 import type { Item } from './requests.js';
-import { ConditionFailedError, type Store } from './store.js';
+import type { Store } from './store.js';
 
 /**
  * The stored credentials' writes made outside a unit of work (DESIGN D16, D28): a credential replaced in place, e.g.
@@ -11,18 +12,12 @@ export const credentialStore = {
    * true when stored, false when the stored credential changed meanwhile (e.g. a concurrent refresh).
    */
   replace(store: Store, item: Item, readCreatedAt: string): Promise<boolean> {
-    return store
-      .put({
+    return conditionally(
+      store.put({
         Item: item,
         ConditionExpression: 'created_at = :created',
         ExpressionAttributeValues: { ':created': readCreatedAt },
-      })
-      .then(
-        () => true,
-        (error: unknown) => {
-          if (error instanceof ConditionFailedError) return false;
-          throw error;
-        },
-      );
+      }),
+    );
   },
 };

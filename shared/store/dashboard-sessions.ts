@@ -2,10 +2,10 @@ import type { Clock } from '../clock.js';
 import { isoTime } from '../clock.js';
 import { ProblemError } from '../errors.js';
 import type { DashboardSession } from '../domain/team-members/sessions.js';
-import { ITEM_ABSENT, ITEM_EXISTS } from './expressions.js';
+import { conditionally, ITEM_ABSENT, ITEM_EXISTS } from './expressions.js';
 import { entity, keys, secondaryIndex } from './keys.js';
 import type { Item } from './requests.js';
-import { ConditionFailedError, type Store } from './store.js';
+import type { Store } from './store.js';
 import { housekeepingTtl } from './ttl.js';
 
 /**
@@ -42,22 +42,31 @@ export const signInLinkStore = {
   },
 
   /** Deletes link `id` while its hash is still `secretSha256`: false when another use deleted it first. */
-  async consume(store: Store, id: string, secretSha256: string): Promise<boolean> {
-    try {
-      await store.delete({
+  consume(store: Store, id: string, secretSha256: string): Promise<boolean> {
+    return conditionally(
+      store.delete({
         Key: keys.signInLink(id),
         ConditionExpression: 'secret_sha256 = :hash',
         ExpressionAttributeValues: { ':hash': secretSha256 },
-      });
-      return true;
-    } catch (error) {
-      if (error instanceof ConditionFailedError) return false;
-      throw error;
-    }
+      }),
+    );
   },
 };
 
-/** Stores, reads, touches, activates, lists and revokes dashboard sessions. */
+/** One member's session: the session id and the team and member it must belong to. */
+interface MemberSession {
+  teamId: string;
+  memberId: string;
+  sessionId: string;
+}
+
+/** Condition: the session exists and belongs to `:team`'s member `:member` ({@link ownSessionValues}). */
+const OWN_SESSION = `${ITEM_EXISTS} AND team_id = :team AND member_id = :member`;
+const ownSessionValues = (session: MemberSession) => ({ ':team': session.teamId, ':member': session.memberId });
+/** A session of anyone else, or none (one answer for both). */
+const noSuchSession = (session: MemberSession) => new ProblemError('NOT_FOUND', `No session ${session.sessionId}.`);
+
+/** Stores, reads, activates, lists and revokes dashboard sessions. */
 export const dashboardSessionStore = {
   /**
    * Stores a new session (a conditional PutItem) with its secret's hash, in its member's sessions on the GSI; TTL a
@@ -88,20 +97,17 @@ export const dashboardSessionStore = {
    * Marks member `memberId`'s session `sessionId` of `teamId` `active` (its member registered a passkey). A revoked
    * session, or one of anyone else: NOT_FOUND.
    */
-  async activate(store: Store, session: { teamId: string; memberId: string; sessionId: string }): Promise<void> {
-    try {
-      await store.update({
+  async activate(store: Store, session: MemberSession): Promise<void> {
+    const activated = await conditionally(
+      store.update({
         Key: keys.dashboardSession(session.sessionId),
         UpdateExpression: 'SET #state = :active',
-        ConditionExpression: `${ITEM_EXISTS} AND team_id = :team AND member_id = :member AND attribute_not_exists(revoked_at)`,
+        ConditionExpression: `${OWN_SESSION} AND attribute_not_exists(revoked_at)`,
         ExpressionAttributeNames: { '#state': 'state' },
-        ExpressionAttributeValues: { ':active': 'active', ':team': session.teamId, ':member': session.memberId },
-      });
-    } catch (error) {
-      if (error instanceof ConditionFailedError)
-        throw new ProblemError('NOT_FOUND', `No session ${session.sessionId}.`);
-      throw error;
-    }
+        ExpressionAttributeValues: { ':active': 'active', ...ownSessionValues(session) },
+      }),
+    );
+    if (!activated) throw noSuchSession(session);
   },
 
   /** Member `memberId`'s sessions of `teamId` as items, newest first, at most 100 (one Query on the GSI). */
@@ -121,22 +127,15 @@ export const dashboardSessionStore = {
    * Revokes session `sessionId` of member `memberId` of `teamId` (one conditional UpdateItem; revoking twice keeps
    * the first time). A session of anyone else, or none: NOT_FOUND.
    */
-  async revoke(store: Store, clock: Clock, session: { teamId: string; memberId: string; sessionId: string }) {
-    try {
-      await store.update({
+  async revoke(store: Store, clock: Clock, session: MemberSession): Promise<void> {
+    const revoked = await conditionally(
+      store.update({
         Key: keys.dashboardSession(session.sessionId),
         UpdateExpression: 'SET revoked_at = if_not_exists(revoked_at, :now)',
-        ConditionExpression: `${ITEM_EXISTS} AND team_id = :team AND member_id = :member`,
-        ExpressionAttributeValues: {
-          ':now': isoTime(clock.nowMs()),
-          ':team': session.teamId,
-          ':member': session.memberId,
-        },
-      });
-    } catch (error) {
-      if (error instanceof ConditionFailedError)
-        throw new ProblemError('NOT_FOUND', `No session ${session.sessionId}.`);
-      throw error;
-    }
+        ConditionExpression: OWN_SESSION,
+        ExpressionAttributeValues: { ':now': isoTime(clock.nowMs()), ...ownSessionValues(session) },
+      }),
+    );
+    if (!revoked) throw noSuchSession(session);
   },
 };

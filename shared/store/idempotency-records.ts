@@ -1,4 +1,4 @@
-import { ITEM_ABSENT } from './expressions.js';
+import { conditionally, ITEM_ABSENT } from './expressions.js';
 import { entity } from './keys.js';
 import type { Key, PutRequest, TransactionItem } from './requests.js';
 import { ConditionFailedError, type Store } from './store.js';
@@ -66,12 +66,6 @@ const completedRecordPut = (holder: IdempotencyHolder, sealedResponse: string, e
   ExpressionAttributeValues: { ':now': holder.nowSeconds },
 });
 
-/** Resolves false for a failed condition (the record is no longer this request's); other errors reject. */
-const falseOnConditionFailed = (error: unknown): false => {
-  if (!(error instanceof ConditionFailedError)) throw error;
-  return false;
-};
-
 /** The idempotency records' adapter: claim, complete, release and read a key's record; times in epoch seconds. */
 export const idempotencyRecords = {
   /**
@@ -133,7 +127,7 @@ export const idempotencyRecords = {
    * stored, false when the key was not free.
    */
   putCompleted(store: Store, holder: IdempotencyHolder, sealedResponse: string, expiresAt: number): Promise<boolean> {
-    return store.put(completedRecordPut(holder, sealedResponse, expiresAt)).then(() => true, falseOnConditionFailed);
+    return conditionally(store.put(completedRecordPut(holder, sealedResponse, expiresAt)));
   },
 
   /**
@@ -141,15 +135,15 @@ export const idempotencyRecords = {
    * completed by the effect's transaction: true when done, false when the record is no longer its claim.
    */
   complete(store: Store, holder: IdempotencyHolder, sealedResponse: string): Promise<boolean> {
-    return store
-      .update({
+    return conditionally(
+      store.update({
         Key: holder.key,
         UpdateExpression: 'SET #state = :completed, #response = :response REMOVE locked_until, claim_id',
         ConditionExpression: OWN_COMPLETION,
         ExpressionAttributeNames: { '#state': 'state', '#response': 'response' },
         ExpressionAttributeValues: completionValues(holder, sealedResponse),
-      })
-      .then(() => true, falseOnConditionFailed);
+      }),
+    );
   },
 
   /**

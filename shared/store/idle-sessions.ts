@@ -1,6 +1,6 @@
-import { ITEM_EXISTS } from './expressions.js';
+import { conditionally, ITEM_EXISTS } from './expressions.js';
 import type { Key } from './requests.js';
-import { ConditionFailedError, type Store } from './store.js';
+import type { Store } from './store.js';
 import { housekeepingTtl } from './ttl.js';
 
 /**
@@ -12,20 +12,14 @@ export const idleSessions = {
    * Sets the last-seen time of session item `key` to `nowMs` and its TTL to a day after `nowMs + idleMs` (epoch ms;
    * one conditional UpdateItem): true when written, false when the item is gone (or revoked, with `unlessRevoked`).
    */
-  touch(store: Store, key: Key, nowMs: number, idleMs: number, unlessRevoked = false): Promise<boolean> {
-    return store
-      .update({
+  touch(store: Store, key: Key, nowMs: number, idleMs: number, { unlessRevoked = false } = {}): Promise<boolean> {
+    return conditionally(
+      store.update({
         Key: key,
         UpdateExpression: 'SET last_seen_at_ms = :now, expires_at = :expires',
         ConditionExpression: unlessRevoked ? `${ITEM_EXISTS} AND attribute_not_exists(revoked_at)` : ITEM_EXISTS,
         ExpressionAttributeValues: { ':now': nowMs, ':expires': housekeepingTtl(nowMs + idleMs) },
-      })
-      .then(
-        () => true,
-        (error: unknown) => {
-          if (!(error instanceof ConditionFailedError)) throw error;
-          return false;
-        },
-      );
+      }),
+    );
   },
 };

@@ -1,4 +1,4 @@
-import { ITEM_ABSENT, ITEM_EXISTS } from './expressions.js';
+import { conditionally, ITEM_ABSENT, ITEM_EXISTS } from './expressions.js';
 import { entity, keys, secondaryIndex } from './keys.js';
 import type { Item } from './requests.js';
 import { ConditionFailedError, type Store } from './store.js';
@@ -73,7 +73,7 @@ export const passkeyStore = {
    * Stores a member's new passkey (public key as base64url text, signature counter, transports); false when a
    * passkey with this credential id is stored already (a conditional PutItem).
    */
-  async create(
+  create(
     store: Store,
     passkey: {
       id: string;
@@ -85,8 +85,8 @@ export const passkeyStore = {
       createdAt: string;
     },
   ): Promise<boolean> {
-    try {
-      await store.put({
+    return conditionally(
+      store.put({
         Item: {
           ...keys.passkey(passkey.id),
           entity: entity.passkey,
@@ -101,12 +101,8 @@ export const passkeyStore = {
           created_at: passkey.createdAt,
         },
         ConditionExpression: ITEM_ABSENT,
-      });
-      return true;
-    } catch (error) {
-      if (error instanceof ConditionFailedError) return false;
-      throw error;
-    }
+      }),
+    );
   },
 
   /** The stored passkey of credential id `id` as an item, or undefined. */

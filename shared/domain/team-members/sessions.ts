@@ -189,7 +189,9 @@ export async function findSession(
   const session = toSession(item);
   const nowMs = clock.nowMs();
   if (session.revoked_at || nowMs - session.last_seen_at_ms > SESSION_IDLE_MS) return null;
-  await touchSession(store, keys.dashboardSession(session.id), session, nowMs, SESSION_IDLE_MS, true);
+  await touchSession(store, keys.dashboardSession(session.id), session, nowMs, SESSION_IDLE_MS, {
+    unlessRevoked: true,
+  });
   return session;
 }
 
