@@ -18,6 +18,7 @@ import type { ReplayResult } from './replay.js';
 import {
   getUpdateRoundTripsMs,
   perCall,
+  roundTripsBySizeMs,
   roundTripsMs,
   type RawRequestLatency,
   type WriteCeiling,
@@ -69,6 +70,15 @@ export function figuresLine(run: RunFigures): string {
         result.latency.p50 / roundTripsMs(perCall(result.commandTotals, result.calls), raw),
         2,
       ),
+      ratio_at_raw_prices_transactions_by_size: round(
+        result.latency.p50 /
+          roundTripsBySizeMs(
+            perCall(result.commandTotals, result.calls),
+            perCall(result.transactionTotals, result.calls),
+            raw,
+          ),
+        2,
+      ),
       ratio_at_get_update_prices: round(
         result.latency.p50 / getUpdateRoundTripsMs(perCall(result.commandTotals, result.calls), raw),
         2,
@@ -104,6 +114,9 @@ export function figuresLine(run: RunFigures): string {
       query_p50_ms: round(raw.query.p50, 3),
       put_item_p50_ms: round(raw.putItem.p50, 3),
       transact_write_items_p50_ms: round(raw.transactWriteItems.p50, 3),
+      transact_write_items_by_size_p50_ms: Object.fromEntries(
+        Object.entries(raw.transactWriteItemsBySize).map(([size, latency]) => [size, round(latency.p50, 3)]),
+      ),
       write_ceiling_per_s: round(storeCeiling.updatesPerSecond, 1),
       write_ceiling_concurrency: storeCeiling.concurrency,
       transaction_ceiling_per_s: transactionCeiling && round(transactionCeiling.updatesPerSecond, 1),

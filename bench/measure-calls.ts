@@ -35,6 +35,8 @@ export interface CallScenarioResult {
   commandMixes: Record<string, number>;
   /** Foreground commands by name summed over the measured calls (divide by `calls`). */
   commandTotals: Record<string, number>;
+  /** Foreground TransactWriteItems over the measured calls by item count: size → how many (divide by `calls`). */
+  transactionTotals: Record<string, number>;
   /**
    * p50 over the calls of a call's DynamoDB time (ms): the summed durations of the requests it makes, each
    * timed in the call at the store's client (the SDK's work and the round trip). `latency.p50` ÷ this is
@@ -117,6 +119,7 @@ export async function measureCalls(options: MeasureCallsOptions): Promise<CallSc
   const attempts: number[] = [];
   const mixes: Record<string, number> = {};
   const commandTotals: Record<string, number> = {};
+  const transactionTotals: Record<string, number> = {};
   const dynamoDb: number[] = [];
   const outside: number[] = [];
   const background: Record<string, number> = {};
@@ -139,6 +142,7 @@ export async function measureCalls(options: MeasureCallsOptions): Promise<CallSc
     mixes[mix] = (mixes[mix] ?? 0) + 1;
     for (const [name, count] of Object.entries(counts.byCommand))
       commandTotals[name] = (commandTotals[name] ?? 0) + count;
+    for (const size of counts.transactionSizes) transactionTotals[size] = (transactionTotals[size] ?? 0) + 1;
     const dynamoDbMs = Object.values(counts.durations)
       .flat()
       .reduce((total, ms) => total + ms, 0);
@@ -185,6 +189,7 @@ export async function measureCalls(options: MeasureCallsOptions): Promise<CallSc
     attemptsPerCall: { min: Math.min(...attempts), max: Math.max(...attempts) },
     commandMixes: mixes,
     commandTotals,
+    transactionTotals,
     dynamoDbMs: summarize(dynamoDb).p50,
     outsideDynamoDbMs: summarize(outside).p50,
     backgroundPerCall: backgroundTotal / options.calls,

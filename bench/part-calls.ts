@@ -19,6 +19,7 @@ import { printBaseline, printHookRefusals, printRefusals, printRequests } from '
 import { runRequestBenchmarks } from './requests.js';
 import {
   measureRawRequests,
+  transactionSizesOf,
   measureWriteCeiling,
   type RawRequestLatency,
   type WriteCeiling,
@@ -118,7 +119,7 @@ export async function runStoreFigures(
   progress(
     `store: ${SIZE.rawSamples} raw requests of each kind, then ${SIZE.ceilingUpdates} concurrent conditional UpdateItems`,
   );
-  const raw = await measureRawRequests(store, SIZE.rawSamples);
+  const raw = await measureRawRequests(store, SIZE.rawSamples, transactionSizesOf(calls));
   const storeCeiling = await measureWriteCeiling(store, {
     updates: SIZE.ceilingUpdates,
     concurrency: CONCURRENCY,

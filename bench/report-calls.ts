@@ -12,6 +12,7 @@ import { formatTable, out } from './output.js';
 import {
   getUpdateRoundTripsMs,
   perCall,
+  roundTripsBySizeMs,
   roundTripsMs,
   type RawRequestLatency,
   type WriteCeiling,
@@ -135,6 +136,9 @@ export function printBaseline(raw: RawRequestLatency, ceiling: WriteCeiling, cal
           ['Query (1 item)', raw.query],
           ['PutItem (conditional)', raw.putItem],
           ['TransactWriteItems (2 conditional updates)', raw.transactWriteItems],
+          ...Object.entries(raw.transactWriteItemsBySize).map(
+            ([size, latency]) => [`TransactWriteItems (${size} conditional updates)`, latency] as const,
+          ),
         ] as const
       ).map(([request, latency]) => [request, round(latency.p50, 3), round(latency.p99, 3)]),
     ),
@@ -150,6 +154,7 @@ export function printBaseline(raw: RawRequestLatency, ceiling: WriteCeiling, cal
         'DDB req/call',
         'round trips at raw p50, ms',
         'p50 ÷ round trips at raw p50',
+        'p50 ÷ round trips at raw p50, transactions by size',
         'p50 ÷ round trips at GetItem/UpdateItem p50',
         'own requests sent raw, ms',
         'p50 ÷ own requests sent raw',
@@ -166,6 +171,10 @@ export function printBaseline(raw: RawRequestLatency, ceiling: WriteCeiling, cal
           round(result.requestsPerCall.mean, 2),
           round(trips, 2),
           round(result.latency.p50 / trips, 2),
+          round(
+            result.latency.p50 / roundTripsBySizeMs(requests, perCall(result.transactionTotals, result.calls), raw),
+            2,
+          ),
           round(result.latency.p50 / getUpdateRoundTripsMs(requests, raw), 2),
           own ? `${round(own.ms, 2)}${own.failures ? ` (${own.failures} failed)` : ''}` : '-',
           own ? round(result.latency.p50 / own.ms, 2) : '-',

@@ -29,19 +29,30 @@ export interface RawRequestLatency {
   putItem: LatencySummary;
   /** TransactWriteItems of two conditional updates (the service's transactions hold two or more items). */
   transactWriteItems: LatencySummary;
+  /**
+   * TransactWriteItems of `size` conditional updates on distinct items, by size, for the sizes the measured calls
+   * sent: DynamoDB Local takes about one UpdateItem longer per item, so a two-item price undercharges larger ones.
+   */
+  transactWriteItemsBySize: Record<number, LatencySummary>;
 }
 
 /**
- * Puts two bench items, then sends `samples` sequential requests of each kind of {@link RawRequestLatency} (reads
+ * Puts the bench items, then sends `samples` sequential requests of each kind of {@link RawRequestLatency} (reads
  * strongly consistent, writes conditional as the service's revision-guarded writes are), after 20 warm-up requests of
- * each. Returns their latency (ms).
+ * each; transactions of each of `transactionSizes` items too. Returns their latency (ms).
  */
-export async function measureRawRequests(store: Store, samples: number): Promise<RawRequestLatency> {
+export async function measureRawRequests(
+  store: Store,
+  samples: number,
+  transactionSizes: readonly number[] = [],
+): Promise<RawRequestLatency> {
   const run = randomBytes(6).toString('hex');
-  const key = { pk: `BENCH#RAW#${run}`, sk: 'BENCH' };
-  const other = { pk: `BENCH#RAW#${run}#2`, sk: 'BENCH' };
-  await store.put({ Item: { ...key, counter: 0 } });
-  await store.put({ Item: { ...other, counter: 0 } });
+  const itemKeys = Array.from({ length: Math.max(2, ...transactionSizes) }, (_, index) => ({
+    pk: `BENCH#RAW#${run}${index ? `#${index + 1}` : ''}`,
+    sk: 'BENCH',
+  }));
+  const [key, other] = itemKeys as [(typeof itemKeys)[0], (typeof itemKeys)[0]];
+  for (const itemKey of itemKeys) await store.put({ Item: { ...itemKey, counter: 0 } });
   const increment = (itemKey: typeof key) => ({
     Key: itemKey,
     UpdateExpression: 'SET #counter = #counter + :one',
@@ -77,14 +88,21 @@ export async function measureRawRequests(store: Store, samples: number): Promise
     }
     return summarize(latencies);
   };
-  const latency: Partial<RawRequestLatency> = {};
-  for (const [kind, request] of Object.entries(requests))
-    latency[kind as keyof RawRequestLatency] = await time(request);
-  return latency as RawRequestLatency;
+  const latency: Partial<Pick<RawRequestLatency, RequestKind>> = {};
+  for (const [kind, request] of Object.entries(requests)) latency[kind as keyof typeof requests] = await time(request);
+  const transactWriteItemsBySize: Record<number, LatencySummary> = {};
+  for (const size of new Set(transactionSizes))
+    transactWriteItemsBySize[size] = await time(() =>
+      store.transactWrite(itemKeys.slice(0, size).map((itemKey) => ({ Update: increment(itemKey) }))),
+    );
+  return { ...(latency as Pick<RawRequestLatency, RequestKind>), transactWriteItemsBySize };
 }
 
+/** The kinds of single raw request, each priced by its own p50. */
+type RequestKind = Exclude<keyof RawRequestLatency, 'transactWriteItemsBySize'>;
+
 /** The raw request whose p50 prices each operation a call sends; an operation not listed is priced as an UpdateItem. */
-const PRICED_AS: Record<string, keyof RawRequestLatency> = {
+const PRICED_AS: Record<string, RequestKind> = {
   Get: 'getItem',
   BatchGet: 'batchGetItem',
   TransactGet: 'batchGetItem',
@@ -126,6 +144,29 @@ export function roundTripsMs(perCall: Record<string, number>, raw: RawRequestLat
     (total, [name, count]) => total + count * rawPriceOf(operationOf(name), raw),
     0,
   );
+}
+
+/**
+ * The round trips of {@link roundTripsMs}, but each TransactWriteItems at the raw p50 of a transaction of its own size
+ * (`transactionsPerCall`: item count → transactions per call; a size not measured keeps the two-item price).
+ */
+export function roundTripsBySizeMs(
+  perCall: Record<string, number>,
+  transactionsPerCall: Record<string, number>,
+  raw: RawRequestLatency,
+): number {
+  return Object.entries(transactionsPerCall).reduce(
+    (total, [size, count]) =>
+      total +
+      count *
+        ((raw.transactWriteItemsBySize[Number(size)]?.p50 ?? raw.transactWriteItems.p50) - raw.transactWriteItems.p50),
+    roundTripsMs(perCall, raw),
+  );
+}
+
+/** The item counts of the transactions `calls` sent (their sizes to price raw). */
+export function transactionSizesOf(calls: ReadonlyArray<{ transactionTotals: Record<string, number> }>): number[] {
+  return [...new Set(calls.flatMap((call) => Object.keys(call.transactionTotals).map(Number)))].sort((a, b) => a - b);
 }
 
 /**

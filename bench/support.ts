@@ -52,6 +52,8 @@ interface RequestCounts {
   described: Record<string, number>;
   /** Background commands by label, then by what they touch (as {@link described}). */
   backgroundDescribed: Record<string, Record<string, number>>;
+  /** The item count of each foreground TransactWriteItems, in the order sent. */
+  transactionSizes: number[];
 }
 
 /** Counts DynamoDB requests through a client's middleware stack. */
@@ -84,6 +86,7 @@ export function attachRequestCounter(
     durations: {},
     described: {},
     backgroundDescribed: {},
+    transactionSizes: [],
   });
   let counts = empty();
   const add = (stack.add as unknown as AddMiddleware).bind(stack);
@@ -102,6 +105,8 @@ export function attachRequestCounter(
       }
       counts.commands++;
       counts.byCommand[name] = (counts.byCommand[name] ?? 0) + 1;
+      const transactItems = (args.input as { TransactItems?: unknown[] } | undefined)?.TransactItems;
+      if (/^TransactWrite/.test(name) && transactItems) counts.transactionSizes.push(transactItems.length);
       const durations = (counts.durations[name] ??= []);
       const started = performance.now();
       try {
@@ -136,6 +141,7 @@ export function attachRequestCounter(
         backgroundDescribed: Object.fromEntries(
           Object.entries(counts.backgroundDescribed).map(([label, described]) => [label, { ...described }]),
         ),
+        transactionSizes: [...counts.transactionSizes],
       };
     },
   };
