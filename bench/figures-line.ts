@@ -10,6 +10,7 @@ import type { RefusalSeries } from './authentication.js';
 import { SCALE } from './config.js';
 import type { CallScenarioResult } from './measure-calls.js';
 import { round } from './measuring.js';
+import { pairedRatioAtRawPrices } from './report-calls.js';
 import type { BroadcastFigures } from './messages.js';
 import type { MetricsFigures } from './metrics.js';
 import type { WebhookFigures } from './part-webhooks.js';
@@ -86,6 +87,9 @@ export function figuresLine(run: RunFigures): string {
       own_requests_raw_ms: result.ownRequests ? round(result.ownRequests.ms, 3) : null,
       paired_calls_p50_ms: result.ownRequests ? round(result.ownRequests.pairedCallP50, 3) : null,
       ratio_to_own_requests_raw: result.ownRequests ? round(result.latency.p50 / result.ownRequests.ms, 2) : null,
+      paired_ratio_at_paired_raw_prices: result.ownRequests
+        ? round(pairedRatioAtRawPrices(result, result.ownRequests), 2)
+        : null,
       paired_ratio_to_own_requests_raw: result.ownRequests
         ? round(result.ownRequests.pairedCallP50 / result.ownRequests.ms, 2)
         : null,

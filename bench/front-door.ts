@@ -117,7 +117,7 @@ export async function measureFrontDoor(
         tokens: tokens.length,
         counter,
         afterCall,
-        document: service.store.document,
+        store: service.store,
         call: async (index) => {
           const token = tokens[(index + tokens.length * total) % tokens.length].token;
           const response = await fetch(`${service.baseUrl}/v1/plans/${String(monthly.id)}/checkout-sessions`, {

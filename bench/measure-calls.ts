@@ -8,7 +8,9 @@ import { performance } from 'node:perf_hooks';
 import { OWN_REQUEST_PAIRS } from './config.js';
 import { summarize, type LatencySummary } from './measuring.js';
 import { captureCall, replayOwnRequests, type PairedOwnRequests } from './own-requests.js';
+import { rawRequestSet, summarizeRawRounds, timeRawRound } from './store-baseline.js';
 import type { RequestCounter } from './support.js';
+import type { Store } from '../shared/store/store.js';
 
 /** Outcome of one measured call. */
 export interface CallOutcome {
@@ -83,10 +85,10 @@ export interface MeasureCallsOptions {
    */
   afterCall?: () => Promise<void>;
   /**
-   * The service's document client: one more call is captured, and its own requests are sent again alone, each round
-   * followed by a call ({@link OWN_REQUEST_PAIRS}).
+   * The service's store: one more call is captured, and its own requests are sent again alone through its document
+   * client, each round followed by a call ({@link OWN_REQUEST_PAIRS}) and one raw request of each kind.
    */
-  document?: { send(command: unknown): Promise<unknown> };
+  store?: Store;
 }
 
 function mixOf(byCommand: Record<string, number>): string {
@@ -154,22 +156,27 @@ export async function measureCalls(options: MeasureCallsOptions): Promise<CallSc
   }
   const loopMs = performance.now() - loopStarted - afterCallsMs;
   let ownRequests: PairedOwnRequests | null = null;
-  if (options.document) {
+  if (options.store) {
+    const { document } = options.store;
     let outcome: CallOutcome | undefined;
-    const captured = await captureCall(options.document, async () => (outcome = await options.call(options.calls)));
+    const captured = await captureCall(document, async () => (outcome = await options.call(options.calls)));
     await options.afterCall?.();
     if (outcome?.ok) {
-      // Each round of the captured call's own requests is followed by a call, so both meet the same moments.
+      // Each round of the captured call's own requests is followed by a call and one raw request of each kind, so all
+      // three meet the same moments.
       const paired: number[] = [];
+      const rawRounds: Awaited<ReturnType<typeof timeRawRound>>[] = [];
+      const rawSet = await rawRequestSet(options.store, Object.keys(transactionTotals).map(Number));
       let index = options.calls + 1;
-      const raw = await replayOwnRequests(options.document, captured, OWN_REQUEST_PAIRS, async () => {
+      const raw = await replayOwnRequests(document, captured, OWN_REQUEST_PAIRS, async () => {
         const started = performance.now();
         const pairedOutcome = await options.call(index++);
         paired.push(performance.now() - started);
         await options.afterCall?.();
         if (!pairedOutcome.ok) noteError(pairedOutcome);
+        rawRounds.push(await timeRawRound(rawSet));
       });
-      ownRequests = { ...raw, pairedCallP50: summarize(paired).p50 };
+      ownRequests = { ...raw, pairedCallP50: summarize(paired).p50, pairedRawPrices: summarizeRawRounds(rawRounds) };
     }
   }
   const backgroundTotal = Object.values(background).reduce((total, count) => total + count, 0);

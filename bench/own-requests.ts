@@ -11,6 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { TABLE_DEFINITION } from '../shared/store/table-definition.js';
 import { summarize } from './measuring.js';
+import type { RawRequestLatency } from './store-baseline.js';
 
 /** The document client's `send`, as the capture wraps it. */
 interface Sender {
@@ -45,14 +46,23 @@ export interface OwnRequestsRaw {
   requests: number;
   /** The sum of each request's p50 over the samples (ms). */
   ms: number;
+  /**
+   * Each request's command name (`TransactWriteCommand`, ...), item count (transactions) and p50 (ms), in the order the
+   * call sent them.
+   */
+  byRequest: Array<{ command: string; items?: number; p50: number }>;
   samples: number;
   /** Requests answered with an error on replay: each means the call's state was not reproduced. */
   failures: number;
 }
 
-/** {@link OwnRequestsRaw} with the p50 (ms) of the calls made between its rounds (bench/measure-calls.ts). */
+/**
+ * {@link OwnRequestsRaw} with the p50 (ms) of the calls made between its rounds and the raw price of each request kind
+ * timed in the same rounds (bench/measure-calls.ts).
+ */
 export interface PairedOwnRequests extends OwnRequestsRaw {
   pairedCallP50: number;
+  pairedRawPrices: RawRequestLatency;
 }
 
 const keyOf = (item: Item): Key => ({
@@ -177,6 +187,11 @@ export async function replayOwnRequests(
   return {
     requests: captured.commands.length,
     ms: durations.reduce((total, series) => total + summarize(series).p50, 0),
+    byRequest: captured.commands.map((command, index) => ({
+      command: command.constructor.name,
+      ...(Array.isArray(command.input.TransactItems) ? { items: command.input.TransactItems.length } : {}),
+      p50: summarize(durations[index]).p50,
+    })),
     samples,
     failures,
   };

@@ -7,16 +7,33 @@ import type { HookRefusalSeries } from './hook-refusals.js';
 import type { RefusalSeries } from './authentication.js';
 import { MEASURED_CALLS, REFUSAL_CALLS, WARMUP_CALLS } from './config.js';
 import type { CallScenarioResult } from './measure-calls.js';
+import type { PairedOwnRequests } from './own-requests.js';
 import { round } from './measuring.js';
 import { formatTable, out } from './output.js';
 import {
   getUpdateRoundTripsMs,
   perCall,
+  priceOfRequest,
   roundTripsBySizeMs,
   roundTripsMs,
   type RawRequestLatency,
   type WriteCeiling,
 } from './store-baseline.js';
+
+/**
+ * A call's paired p50 ÷ its round trips priced at the raw requests timed in the same rounds (each transaction at its
+ * own size): the overhead ratio with the calls and the raw prices meeting the same moments of the machine.
+ */
+export function pairedRatioAtRawPrices(result: CallScenarioResult, own: PairedOwnRequests): number {
+  return (
+    own.pairedCallP50 /
+    roundTripsBySizeMs(
+      perCall(result.commandTotals, result.calls),
+      perCall(result.transactionTotals, result.calls),
+      own.pairedRawPrices,
+    )
+  );
+}
 
 /** Prints 1: each call scenario's latency (ms), DynamoDB time and requests per call, with where they go. */
 export function printRequests(results: CallScenarioResult[]): void {
@@ -160,6 +177,7 @@ export function printBaseline(raw: RawRequestLatency, ceiling: WriteCeiling, cal
         'p50 ÷ own requests sent raw',
         'paired calls p50 ms',
         'paired p50 ÷ own requests sent raw',
+        'paired p50 ÷ round trips at paired raw p50, transactions by size',
       ],
       calls.map((result) => {
         const requests = perCall(result.commandTotals, result.calls);
@@ -180,6 +198,7 @@ export function printBaseline(raw: RawRequestLatency, ceiling: WriteCeiling, cal
           own ? round(result.latency.p50 / own.ms, 2) : '-',
           own ? round(own.pairedCallP50, 2) : '-',
           own ? round(own.pairedCallP50 / own.ms, 2) : '-',
+          own ? round(pairedRatioAtRawPrices(result, own), 2) : '-',
         ];
       }),
     ),
@@ -187,6 +206,18 @@ export function printBaseline(raw: RawRequestLatency, ceiling: WriteCeiling, cal
   out(
     "\n   own requests sent raw = one more call's DynamoDB requests, captured and sent again alone, back to back, each on\n" +
       '   the items as they were before the call (put back between rounds), summed p50s (bench/own-requests.ts); each\n' +
-      '   round is followed by one more call, whose p50 is the paired calls p50: both meet the same moments of the machine\n',
+      '   round is followed by one more call, whose p50 is the paired calls p50, and one raw request of each kind (the\n' +
+      '   paired raw p50s): all meet the same moments of the machine\n',
   );
+  out('\n   each own request sent raw beside the paired raw request of its kind (p50 ms):\n');
+  for (const result of calls) {
+    const own = result.ownRequests;
+    if (!own) continue;
+    const requests = own.byRequest.map(({ command, items, p50 }) => {
+      const kind = command.replace(/Command$/, '');
+      const price = priceOfRequest(kind, items, own.pairedRawPrices);
+      return `${kind}${items ? ` (${items} items)` : ''} ${round(p50, 2)} / ${round(price, 2)}`;
+    });
+    out(`   ${result.name}: ${requests.join(', ')}\n`);
+  }
 }

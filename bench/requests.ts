@@ -109,7 +109,7 @@ export async function runRequestBenchmarks(options: RequestBenchmarkOptions): Pr
           tokens: tokens.length,
           counter,
           afterCall,
-          document: service.store.document,
+          store: service.store,
           // The token (with the IP's counter) in one BatchGetItem, the `rest` counter, the team item (D19:
           // the smoke test reads the team, so a rename shows at once).
           aimMaxRequests: 3,
@@ -143,7 +143,7 @@ export async function runRequestBenchmarks(options: RequestBenchmarkOptions): Pr
           tokens: tokens.length,
           counter,
           afterCall,
-          document: service.store.document,
+          store: service.store,
           call: async (index) => {
             const token = tokens[(index + tokens.length * total) % tokens.length].token;
             const response = await fetch(`${service.baseUrl}/v1/projects`, {
@@ -191,7 +191,7 @@ export async function runRequestBenchmarks(options: RequestBenchmarkOptions): Pr
           tokens: tokens.length,
           counter,
           afterCall,
-          document: service.store.document,
+          store: service.store,
           aimMaxRequests: 4,
           call: async (index) => {
             const slot = (index + tokens.length * total) % tokens.length;

@@ -36,16 +36,20 @@ export interface RawRequestLatency {
   transactWriteItemsBySize: Record<number, LatencySummary>;
 }
 
+/** The raw requests of each kind of {@link RawRequestLatency} on the bench's own items, ready to send one at a time. */
+export interface RawRequestSet {
+  /** One request of each single kind. */
+  requests: Record<RequestKind, () => Promise<unknown>>;
+  /** One TransactWriteItems of that many conditional updates on distinct items, by size. */
+  transactions: Record<number, () => Promise<unknown>>;
+}
+
 /**
- * Puts the bench items, then sends `samples` sequential requests of each kind of {@link RawRequestLatency} (reads
- * strongly consistent, writes conditional as the service's revision-guarded writes are), after 20 warm-up requests of
- * each; transactions of each of `transactionSizes` items too. Returns their latency (ms).
+ * Puts the bench items (under a partition key of their own) and returns requests of each kind on them: reads strongly
+ * consistent, writes conditional as the service's revision-guarded writes are; transactions of each of
+ * `transactionSizes` items beside the two-item one.
  */
-export async function measureRawRequests(
-  store: Store,
-  samples: number,
-  transactionSizes: readonly number[] = [],
-): Promise<RawRequestLatency> {
+export async function rawRequestSet(store: Store, transactionSizes: readonly number[] = []): Promise<RawRequestSet> {
   const run = randomBytes(6).toString('hex');
   const itemKeys = Array.from({ length: Math.max(2, ...transactionSizes) }, (_, index) => ({
     pk: `BENCH#RAW#${run}${index ? `#${index + 1}` : ''}`,
@@ -61,23 +65,77 @@ export async function measureRawRequests(
     ExpressionAttributeValues: { ':one': 1 },
   });
   let puts = 0;
-  const requests = {
-    getItem: () => store.get(key),
-    updateItem: () => store.update(increment(key)),
-    batchGetItem: () => store.batchGet([key, other]),
-    query: () =>
-      store.query({
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': key.pk },
-        ConsistentRead: true,
-      }),
-    putItem: () =>
-      store.put({
-        Item: { pk: `BENCH#RAW#${run}#PUT#${puts++}`, sk: 'BENCH', counter: 0 },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    transactWriteItems: () => store.transactWrite([{ Update: increment(key) }, { Update: increment(other) }]),
+  return {
+    requests: {
+      getItem: () => store.get(key),
+      updateItem: () => store.update(increment(key)),
+      batchGetItem: () => store.batchGet([key, other]),
+      query: () =>
+        store.query({
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': key.pk },
+          ConsistentRead: true,
+        }),
+      putItem: () =>
+        store.put({
+          Item: { pk: `BENCH#RAW#${run}#PUT#${puts++}`, sk: 'BENCH', counter: 0 },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      transactWriteItems: () => store.transactWrite([{ Update: increment(key) }, { Update: increment(other) }]),
+    },
+    transactions: Object.fromEntries(
+      [...new Set(transactionSizes)].map((size) => [
+        size,
+        () => store.transactWrite(itemKeys.slice(0, size).map((itemKey) => ({ Update: increment(itemKey) }))),
+      ]),
+    ),
   };
+}
+
+/**
+ * Sends one request of each kind of `set`, each timed, in a fixed order: one round of a paired measurement.
+ * Resolves each request's duration (ms) by kind, and by size for the transactions.
+ */
+export async function timeRawRound(
+  set: RawRequestSet,
+): Promise<{ requests: Record<RequestKind, number>; transactions: Record<number, number> }> {
+  const timed = async (request: () => Promise<unknown>) => {
+    const started = performance.now();
+    await request();
+    return performance.now() - started;
+  };
+  const requests: Partial<Record<RequestKind, number>> = {};
+  for (const [kind, request] of Object.entries(set.requests)) requests[kind as RequestKind] = await timed(request);
+  const transactions: Record<number, number> = {};
+  for (const [size, request] of Object.entries(set.transactions)) transactions[Number(size)] = await timed(request);
+  return { requests: requests as Record<RequestKind, number>, transactions };
+}
+
+/** The {@link RawRequestLatency} of rounds of {@link timeRawRound} (ms). */
+export function summarizeRawRounds(rounds: Awaited<ReturnType<typeof timeRawRound>>[]): RawRequestLatency {
+  const kinds = Object.keys(rounds[0]?.requests ?? {}) as RequestKind[];
+  const sizes = Object.keys(rounds[0]?.transactions ?? {}).map(Number);
+  return {
+    ...(Object.fromEntries(kinds.map((kind) => [kind, summarize(rounds.map((round) => round.requests[kind]))])) as Pick<
+      RawRequestLatency,
+      RequestKind
+    >),
+    transactWriteItemsBySize: Object.fromEntries(
+      sizes.map((size) => [size, summarize(rounds.map((round) => round.transactions[size]))]),
+    ),
+  };
+}
+
+/**
+ * Sends `samples` sequential requests of each kind of {@link RawRequestLatency} (one kind after the other, after 20
+ * warm-up requests of each; transactions of each of `transactionSizes` items too). Returns their latency (ms).
+ */
+export async function measureRawRequests(
+  store: Store,
+  samples: number,
+  transactionSizes: readonly number[] = [],
+): Promise<RawRequestLatency> {
+  const set = await rawRequestSet(store, transactionSizes);
   const time = async (request: () => Promise<unknown>) => {
     for (let index = 0; index < 20; index++) await request();
     const latencies: number[] = [];
@@ -89,12 +147,10 @@ export async function measureRawRequests(
     return summarize(latencies);
   };
   const latency: Partial<Pick<RawRequestLatency, RequestKind>> = {};
-  for (const [kind, request] of Object.entries(requests)) latency[kind as keyof typeof requests] = await time(request);
+  for (const [kind, request] of Object.entries(set.requests)) latency[kind as RequestKind] = await time(request);
   const transactWriteItemsBySize: Record<number, LatencySummary> = {};
-  for (const size of new Set(transactionSizes))
-    transactWriteItemsBySize[size] = await time(() =>
-      store.transactWrite(itemKeys.slice(0, size).map((itemKey) => ({ Update: increment(itemKey) }))),
-    );
+  for (const [size, request] of Object.entries(set.transactions))
+    transactWriteItemsBySize[Number(size)] = await time(request);
   return { ...(latency as Pick<RawRequestLatency, RequestKind>), transactWriteItemsBySize };
 }
 
@@ -144,6 +200,15 @@ export function roundTripsMs(perCall: Record<string, number>, raw: RawRequestLat
     (total, [name, count]) => total + count * rawPriceOf(operationOf(name), raw),
     0,
   );
+}
+
+/**
+ * The raw p50 (ms) pricing one request of operation `operation` (`Get`, `TransactWrite`, ...): its kind's, a
+ * TransactWriteItems of `items` items at a raw transaction of that size when one was measured.
+ */
+export function priceOfRequest(operation: string, items: number | undefined, raw: RawRequestLatency): number {
+  const bySize = operation === 'TransactWrite' && items ? raw.transactWriteItemsBySize[items] : undefined;
+  return bySize?.p50 ?? rawPriceOf(operation, raw);
 }
 
 /**

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { captureCall, replayOwnRequests } from '../../bench/own-requests.js';
+import { rawRequestSet, summarizeRawRounds, timeRawRound } from '../../bench/store-baseline.js';
 import { rest } from '../support/calls.js';
 import { createProjectCall, runtime, useIdempotencyFixture } from '../support/fixtures/idempotency.js';
 import { scanTable } from '../support/guarantees.js';
@@ -46,5 +47,27 @@ describe('own requests sent raw (bench)', () => {
       2,
     );
     expect(replayed.failures).toBeGreaterThan(0);
+  });
+
+  it('times one raw request of each kind a round, a transaction of each size on that many distinct items', async () => {
+    const set = await rawRequestSet(runtime.store, [8]);
+    const rounds = [await timeRawRound(set), await timeRawRound(set)];
+
+    const counters = (await scanTable(runtime.store))
+      .filter((item) => String(item.pk).startsWith('BENCH#RAW#') && !String(item.pk).includes('#PUT#'))
+      .map((item) => Number(item.counter))
+      .sort((a, b) => a - b);
+    // Per round: the UpdateItem and both transactions change the first item, both transactions the second, the 8-item
+    // one the six others.
+    expect(counters).toEqual([2, 2, 2, 2, 2, 2, 4, 6]);
+    const prices = summarizeRawRounds(rounds);
+    expect(Object.keys(prices.transactWriteItemsBySize)).toEqual(['8']);
+    for (const latency of [
+      prices.getItem,
+      prices.putItem,
+      prices.transactWriteItems,
+      prices.transactWriteItemsBySize[8],
+    ])
+      expect(latency).toMatchObject({ count: 2, p50: expect.any(Number) });
   });
 });

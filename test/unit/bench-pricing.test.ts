@@ -7,6 +7,7 @@ import { summarize } from '../../bench/measuring.js';
 import {
   getUpdateRoundTripsMs,
   perCall,
+  priceOfRequest,
   roundTripsBySizeMs,
   roundTripsMs,
   transactionSizesOf,
@@ -37,6 +38,13 @@ describe('bench round-trip prices', () => {
     expect(roundTripsBySizeMs(commands, perCall({ 8: 2 }, 2), raw)).toBe(1.25 + 1.5 + 1.75 + 7.5);
     expect(roundTripsBySizeMs(commands, perCall({ 5: 2 }, 2), raw)).toBe(1.25 + 1.5 + 1.75 + 3);
     expect(roundTripsBySizeMs(commands, {}, raw)).toBe(roundTripsMs(commands, raw));
+  });
+
+  it('prices one request at its kind, a transaction at its size when measured', () => {
+    expect(priceOfRequest('Query', undefined, raw)).toBe(1.125);
+    expect(priceOfRequest('TransactWrite', 8, raw)).toBe(7.5);
+    expect(priceOfRequest('TransactWrite', 5, raw)).toBe(3);
+    expect(priceOfRequest('Scan', undefined, raw)).toBe(1.125);
   });
 
   it('names each transaction size the calls sent once, smallest first', () => {
