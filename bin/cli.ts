@@ -19,7 +19,7 @@ import { teamOfToken } from '../shared/domain/tokens/repository.js';
 import { failureOf, ProblemError, toProblem } from '../shared/errors.js';
 import { logger } from '../shared/logger.js';
 import type { InternalOperationId, OperationId } from '../shared/operations/registry.js';
-import type { Runtime } from '../shared/runtime.js';
+import { storeOnlyRuntime, type Runtime } from '../shared/runtime.js';
 import { createStore, type Store } from '../shared/store/store.js';
 import { runOperation } from '../shared/web/run-operation.js';
 
@@ -69,18 +69,7 @@ function theStore(): Store {
  * service's sweeper (on AWS, the table's stream) finds the events the commands commit.
  */
 function operatorRuntime(): Runtime {
-  const none = () => {
-    throw new Error('The operator CLI sends no messages and schedules nothing.');
-  };
-  return {
-    store: theStore(),
-    clock: systemClock,
-    eventsCommitted: () => undefined,
-    timeScale: 1,
-    deliveryQueue: { send: none },
-    retryScheduler: { schedule: none },
-    transport: { send: none },
-  };
+  return storeOnlyRuntime(theStore(), systemClock, 'The operator CLI');
 }
 
 /**

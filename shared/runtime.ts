@@ -222,3 +222,22 @@ export interface Runtime {
    */
   allowPrivateTargets?: boolean;
 }
+
+/**
+ * A runtime that writes to `store` on `clock` and sends nothing (no delivery, retry or webhook request; `sender` names
+ * who in the error a send throws): the events it commits wait in the outbox for the running service's relay.
+ */
+export function storeOnlyRuntime(store: Store, clock: Clock, sender: string): Runtime {
+  const none = () => {
+    throw new Error(`${sender} sends no messages and schedules nothing.`);
+  };
+  return {
+    store,
+    clock,
+    eventsCommitted: () => undefined,
+    timeScale: 1,
+    deliveryQueue: { send: none },
+    retryScheduler: { schedule: none },
+    transport: { send: none },
+  };
+}

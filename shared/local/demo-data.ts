@@ -7,23 +7,17 @@ import { authenticate } from '../auth/principal.js';
 import { ProblemError } from '../errors.js';
 import { mintToken } from '../domain/tokens/repository.js';
 import { createTeam, findTeam, getTeam } from '../domain/teams/repository.js';
-import { changeTier } from '../domain/billing/changes.js';
 import type { Team } from '../domain/teams/schema.js';
-import { createProject } from '../domain/projects/creation.js';
-import { connectPaymentProvider } from '../domain/projects/payment-provider.js';
-import { ConnectPaymentProviderRequest } from '../domain/projects/schema.js';
-import { createPlan } from '../domain/plans/creation.js';
-import { CreatePlanRequest } from '../domain/plans/schema.js';
-import { generateAccessCodes } from '../domain/access-codes/generation.js';
-import { GenerateAccessCodesRequest } from '../domain/access-codes/schema.js';
 import { DAY_MS } from '../clock.js';
 import { demoSeedMarker } from '../store/demo-seed-marker.js';
 import { ConditionFailedError, type Store } from '../store/store.js';
-import { createSignInLink } from '../domain/team-members/sessions.js';
 import { listProjects } from '../domain/projects/repository.js';
-import { ensureTeamOwner } from '../domain/team-members/changes.js';
 import { JOIN_PATH } from '../public-pages/http.js';
-import type { Runtime } from '../runtime.js';
+import { storeOnlyRuntime, type Runtime } from '../runtime.js';
+import { operatorPrincipal } from '../auth/operator.js';
+import type { Project } from '../domain/projects/schema.js';
+import type { Plan } from '../domain/plans/schema.js';
+import { demoOperator } from './demo-operator.js';
 import { DEMO_HISTORY_DAYS, DEMO_PLANS } from './demo-calendar.js';
 import { seedDemoHistory } from './demo-history.js';
 
@@ -49,50 +43,45 @@ async function seedDemoTeam(store: Store, clock: Clock): Promise<{ team: Team; c
 }
 
 /**
- * Demo team data (§5): `business` tier (D20), a project, three plans (one free), five access codes, through the domain
- * functions. With `history` they date from {@link DEMO_HISTORY_DAYS} days ago, the manual provider is connected, and
- * the returned step (null without `history`) fills the days since with {@link seedDemoHistory} and answers the seconds
- * it took.
+ * Demo team data (§5): `business` tier (D20), a project, three plans (one free), five access codes, each an operation
+ * run as the operator ({@link demoOperator}). With `history` they date from {@link DEMO_HISTORY_DAYS} days ago, the
+ * manual provider is connected, and the returned step (null without `history`) fills the days since with
+ * {@link seedDemoHistory} and answers the seconds it took.
  */
-async function seedDemoData(
-  store: Store,
-  clock: Clock,
-  token: string,
-  history: boolean,
-): Promise<(() => Promise<number>) | null> {
-  await changeTier({ store, clock, eventsCommitted: () => undefined }, DEMO_TEAM_ID, 'business');
+async function seedDemoData(store: Store, clock: Clock, history: boolean): Promise<(() => Promise<number>) | null> {
+  const principal = (await operatorPrincipal(store, DEMO_TEAM_ID))!;
+  await demoOperator(storeOnlyRuntime(store, clock, 'The demo seed'), principal)('changeBillingTier', {
+    tier: 'business',
+  });
   const nowMs = clock.nowMs();
   const runtime = {
-    store,
+    ...storeOnlyRuntime(store, clock, 'The demo seed'),
     clock: manualClock(history ? nowMs - DEMO_HISTORY_DAYS * DAY_MS : nowMs),
-    eventsCommitted: () => undefined,
   };
-  const principal = await authenticate(store, `Bearer ${token}`);
-  const project = await createProject(runtime, principal, {
+  const operate = demoOperator(runtime, principal);
+  const project = await operate<Project>('createProject', {
     name: 'Book club',
     platform_type: 'telegram',
     description: 'A monthly reading circle (demo data).',
   });
-  const monthly = await createPlan(runtime, principal, project.id, CreatePlanRequest.parse(DEMO_PLANS.monthly));
-  const yearly = await createPlan(runtime, principal, project.id, CreatePlanRequest.parse(DEMO_PLANS.yearly));
-  const free = await createPlan(runtime, principal, project.id, CreatePlanRequest.parse(DEMO_PLANS.free));
-  const codes = await generateAccessCodes(runtime, principal, {
+  const plan = (request: object) => operate<Plan>('createPlan', { project_id: project.id, ...request });
+  const monthly = await plan(DEMO_PLANS.monthly);
+  const yearly = await plan(DEMO_PLANS.yearly);
+  const free = await plan(DEMO_PLANS.free);
+  const codes = await operate<{ codes: Array<{ code: string }> }>('generateAccessCodes', {
     project_id: project.id,
-    ...GenerateAccessCodesRequest.parse({ plan_id: monthly.id, count: 5, prefix: 'DEMO' }),
+    plan_id: monthly.id,
+    count: 5,
+    prefix: 'DEMO',
   });
   if (!history) return null;
-  await connectPaymentProvider(
-    runtime,
-    principal,
-    project.id,
-    ConnectPaymentProviderRequest.parse({ provider: 'manual' }),
-  );
+  await operate('connectProjectPaymentProvider', { project_id: project.id, provider: 'manual' });
   return async () => {
     const begun = performance.now();
     await seedDemoHistory(
       runtime,
-      principal,
-      { id: project.id, monthly, yearly, free, accessCode: codes.codes[0].code },
+      operate,
+      { teamId: DEMO_TEAM_ID, id: project.id, monthly, yearly, free, accessCode: codes.codes[0].code },
       nowMs,
     );
     // The history is past: its events are fanned out now without messages to its subscribers (DESIGN D32), so the
@@ -137,7 +126,7 @@ export async function seedDemo(
     abilities: ABILITY_VALUES,
     name: 'demo (npm start)',
   });
-  const history = created ? await seedDemoData(store, clock, minted.token, options.history) : null;
+  const history = created ? await seedDemoData(store, clock, options.history) : null;
   if (file) {
     await mkdir(dataDirectory!, { recursive: true });
     await writeFile(file, `${minted.token}\n`, { mode: 0o600 });
@@ -148,16 +137,18 @@ export async function seedDemo(
 
 /**
  * Where a newcomer starts (§5): a one-time dashboard sign-in link of the demo owner (made a team member first, under
- * `dashboardOrigin`) and the join page of the demo team's first project under `baseUrl` (null without one).
+ * `dashboardOrigin`; both operations run as the operator) and the join page of the demo team's first project under
+ * `baseUrl` (null without one).
  */
 export async function demoEntryPoints(
   runtime: Runtime,
   token: string,
   urls: { baseUrl: string; dashboardOrigin: string },
 ): Promise<{ demoSignInLink: { url: string; expires_at: string }; demoJoinUrl: string | null }> {
-  const { store, clock } = runtime;
-  const owner = await ensureTeamOwner(runtime, DEMO_TEAM_ID, DEMO_OWNER);
-  const link = await createSignInLink(store, clock, DEMO_TEAM_ID, owner.email);
+  const { store } = runtime;
+  const operate = demoOperator(runtime, (await operatorPrincipal(store, DEMO_TEAM_ID))!);
+  const owner = await operate<{ email: string }>('addTeamOwner', DEMO_OWNER);
+  const link = await operate<{ path: string; expires_at: string }>('createSignInLink', { email: owner.email });
   const [project] = (await listProjects(store, await authenticate(store, `Bearer ${token}`), { limit: 1 })).data;
   return {
     demoSignInLink: { url: `${urls.dashboardOrigin}${link.path}`, expires_at: link.expires_at },

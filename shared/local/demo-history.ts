@@ -1,31 +1,20 @@
-import type { Principal } from '../auth/principal.js';
 import type { ManualClock } from '../clock.js';
 import { deadlineOf } from '../deadlines/deadline.js';
 import { DEADLINE_HANDLERS } from '../deadlines/handlers.js';
 import { applyDueDeadlines } from '../deadlines/worker.js';
-import { redeemAccessCode } from '../domain/access-codes/redemption.js';
-import { RedeemAccessCodeRequest } from '../domain/access-codes/schema.js';
-import { recordPlatformMembership } from '../domain/members/platform-updates.js';
-import { refundPayment } from '../domain/payments/changes.js';
-import { recordPayment } from '../domain/payments/recording.js';
-import { RecordPaymentRequest } from '../domain/payments/schema.js';
 import type { Plan } from '../domain/plans/schema.js';
-import { createSubscriber } from '../domain/subscribers/repository.js';
-import { CreateSubscriberRequest } from '../domain/subscribers/schema.js';
-import { createSubscription } from '../domain/subscriptions/creation.js';
 import { nextDueTrigger, periodEnd } from '../domain/subscriptions/lifecycle.js';
-import { toSubscription } from '../domain/subscriptions/records.js';
 import type { Subscription } from '../domain/subscriptions/schema.js';
-import { cancelSubscription } from '../domain/subscriptions/transitions.js';
-import type { IntegrationRuntime } from '../integrations.js';
-import { paymentProviderAdapters } from '../providers/adapters.js';
 import { keys } from '../store/keys.js';
-import type { UnitOfWorkRuntime } from '../store/unit-of-work.js';
 import { CAST, castTime, historyStartMs, RENEWAL_DELAY_MS } from './demo-calendar.js';
 import { HOUR_MS } from '../clock.js';
+import type { Payment } from '../domain/payments/schema.js';
+import type { Runtime } from '../runtime.js';
+import type { DemoOperate } from './demo-operator.js';
 
-/** The demo project the history is written into: its plans and one unredeemed access code (its text). */
+/** The demo project the history is written into: its team, its plans and one unredeemed access code (its text). */
 export interface DemoHistoryProject {
+  teamId: string;
   id: string;
   monthly: Plan;
   yearly: Plan;
@@ -41,16 +30,18 @@ interface Step {
 }
 
 /**
- * Writes the demo history (DESIGN §5) into `project` through the API's domain functions, step by step on the manual
- * `clock` along the calendar of `demo-calendar.ts`, up to `nowMs` (epoch ms). Due deadlines are applied as they fall
- * due, so nothing past is left due; steps after `nowMs` are not taken. Events stay in the outbox.
+ * Writes the demo history (DESIGN §5) into `project` with operations run by `operate` (the pipeline, as the operator),
+ * step by step on the manual `clock` along the calendar of `demo-calendar.ts`, up to `nowMs` (epoch ms): a fan joining
+ * or leaving the Telegram group is the operation the hook runs; a deadline falling due goes to the handler the
+ * deadline worker calls. Steps after `nowMs` are not taken; events stay in the outbox.
  */
 export async function seedDemoHistory(
-  runtime: UnitOfWorkRuntime & IntegrationRuntime & { clock: ManualClock },
-  principal: Principal,
+  runtime: Runtime & { clock: ManualClock },
+  operate: DemoOperate,
   project: DemoHistoryProject,
   nowMs: number,
 ): Promise<void> {
+  const { teamId } = project;
   const clock = runtime.clock;
   const startMs = historyStartMs(nowMs);
   const steps: Step[] = [];
@@ -60,8 +51,7 @@ export async function seedDemoHistory(
     if (atMs <= nowMs) steps.push({ atMs, order: order++, run });
   };
   const dayTime = (day: number, index: number) => castTime(startMs, day, index);
-  const readSubscription = async (id: string): Promise<Subscription> =>
-    toSubscription((await runtime.store.get(keys.subscription(principal.teamId, id)))!);
+  const readSubscription = (id: string): Promise<Subscription> => operate<Subscription>('getSubscription', { id });
 
   /**
    * When `subscription`'s next clock trigger is due (once per subscription and time), its
@@ -73,7 +63,7 @@ export async function seedDemoHistory(
     if (!due || checks.has(`${subscription.id} ${due.atMs}`)) return;
     checks.add(`${subscription.id} ${due.atMs}`);
     at(due.atMs + 60_000, async () => {
-      const item = await runtime.store.get(keys.deadline(principal.teamId, 'subscription.clock', subscription.id));
+      const item = await runtime.store.get(keys.deadline(teamId, 'subscription.clock', subscription.id));
       const deadline = item ? deadlineOf(item) : null;
       if (deadline && Date.parse(deadline.dueAt) <= clock.nowMs())
         await DEADLINE_HANDLERS['subscription.clock'](runtime, deadline);
@@ -88,16 +78,12 @@ export async function seedDemoHistory(
   const watchRenewal = (subscriptionId: string, plan: Plan, periodEndMs: number, fails: boolean) => {
     at(periodEndMs + RENEWAL_DELAY_MS, async () => {
       if ((await readSubscription(subscriptionId)).status !== 'active') return;
-      await recordPayment(
-        runtime,
-        principal,
-        project.id,
-        RecordPaymentRequest.parse({
-          subscription_id: subscriptionId,
-          status: fails ? 'failed' : 'succeeded',
-          billing_reason: 'renewal',
-        }),
-      );
+      await operate('recordPayment', {
+        project_id: project.id,
+        subscription_id: subscriptionId,
+        status: fails ? 'failed' : 'succeeded',
+        billing_reason: 'renewal',
+      });
       if (!fails) watchRenewal(subscriptionId, plan, periodEnd(plan, periodEndMs, null), false);
     });
   };
@@ -114,36 +100,34 @@ export async function seedDemoHistory(
       };
       if (person.platformUserId) {
         at(clock.nowMs() + 3 * HOUR_MS, async () => {
-          await recordPlatformMembership(runtime, {
-            teamId: principal.teamId,
-            projectId: project.id,
-            platformUserId: person.platformUserId!,
+          await operate('recordPlatformMembership', {
+            project_id: project.id,
+            platform_user_id: person.platformUserId!,
             change: 'joined',
-            displayName: person.name,
+            display_name: person.name,
           });
         });
       }
       if (person.arrival === 'code') {
-        const redemption = await redeemAccessCode(
-          runtime,
-          principal,
-          project.id,
-          RedeemAccessCodeRequest.parse({ code: project.accessCode, subscriber: contact }),
-        );
+        const redemption = await operate<{ subscription: Subscription }>('redeemAccessCode', {
+          project_id: project.id,
+          code: project.accessCode,
+          subscriber: contact,
+        });
         subscriptionId = redemption.subscription.id;
         watchClock(redemption.subscription);
         return;
       }
-      const subscriber = await createSubscriber(runtime, principal, project.id, CreateSubscriberRequest.parse(contact));
+      const subscriber = await operate<{ id: string }>('createSubscriber', { project_id: project.id, ...contact });
       if (person.arrival === 'monthly' || person.arrival === 'yearly') {
         // Active until its period ends (nothing for the clock): then its renewal payment.
         const plan = person.arrival === 'monthly' ? project.monthly : project.yearly;
-        const payment = await recordPayment(
-          runtime,
-          principal,
-          project.id,
-          RecordPaymentRequest.parse({ subscriber_id: subscriber.id, plan_id: plan.id, status: 'succeeded' }),
-        );
+        const payment = await operate<Payment>('recordPayment', {
+          project_id: project.id,
+          subscriber_id: subscriber.id,
+          plan_id: plan.id,
+          status: 'succeeded',
+        });
         [subscriptionId, firstPaymentId] = [payment.subscription_id, payment.id];
         watchRenewal(
           subscriptionId,
@@ -154,7 +138,8 @@ export async function seedDemoHistory(
         return;
       }
       const plan = person.arrival === 'free' ? project.free : project.monthly;
-      const subscription = await createSubscription(runtime, principal, project.id, {
+      const subscription = await operate<Subscription>('createSubscription', {
+        project_id: project.id,
         subscriber_id: subscriber.id,
         plan_id: plan.id,
         trial: person.arrival === 'trial',
@@ -167,28 +152,25 @@ export async function seedDemoHistory(
       const { atPeriodEnd, reason } = story.cancel;
       at(dayTime(story.cancel.day, index), async () => {
         watchClock(
-          await cancelSubscription(runtime, principal, subscriptionId!, { at_period_end: atPeriodEnd, reason }),
+          await operate<Subscription>('cancelSubscription', {
+            id: subscriptionId!,
+            at_period_end: atPeriodEnd,
+            reason,
+          }),
         );
       });
     }
     if (story?.refund) {
       const { reason } = story.refund;
       at(dayTime(story.refund.day, index), async () => {
-        await refundPayment(
-          runtime,
-          principal,
-          firstPaymentId!,
-          { cancel: true, reason },
-          { adapters: paymentProviderAdapters(runtime) },
-        );
+        await operate('refundPayment', { id: firstPaymentId!, cancel: true, reason });
       });
     }
     if (story?.leaves !== undefined) {
       at(dayTime(story.leaves, index), async () => {
-        await recordPlatformMembership(runtime, {
-          teamId: principal.teamId,
-          projectId: project.id,
-          platformUserId: person.platformUserId!,
+        await operate('recordPlatformMembership', {
+          project_id: project.id,
+          platform_user_id: person.platformUserId!,
           change: 'left',
         });
       });

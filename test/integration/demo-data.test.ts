@@ -1,6 +1,6 @@
 /**
  * The demo history `npm start` seeds into a fresh store (DESIGN §5): about 40 subscribers over 60 days
- * through the domain's own operations and deadline handlers, read back through the REST API.
+ * through the pipeline's operations (as the operator) and the deadline handlers, read back through the REST API.
  */
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -170,6 +170,38 @@ describe('demo history', () => {
     expect(series.slice(0, 25).every((day) => day.active === 0)).toBe(true);
     expect(series.filter((day) => day.active > 0).length).toBeGreaterThanOrEqual(50);
     expect(series.filter((day) => day.revenue.length > 0).length).toBeGreaterThanOrEqual(40);
+  });
+
+  it('changes state only through operations run as the operator: each is in the activity log on its day', async () => {
+    const entries = (await listAll(service, '/v1/activity')).filter((entry) => entry.surface === 'operator');
+    const count = (operation: string) => entries.filter((entry) => entry.operation === operation).length;
+    expect(
+      entries.every((entry) => entry.outcome === 'ok' && entry.token_id === null && entry.member_id === null),
+    ).toBe(true);
+    for (const [operation, times] of [
+      ['changeBillingTier', 1],
+      ['createProject', 1],
+      ['createPlan', 3],
+      ['generateAccessCodes', 1],
+      ['connectProjectPaymentProvider', 1],
+      ['refundPayment', 1],
+    ] as const)
+      expect(count(operation)).toBe(times);
+    const subscriptions = await listAll(service, `/v1/projects/${projectId}/subscriptions`);
+    const bySource = (source: string) => subscriptions.filter((subscription) => subscription.source === source).length;
+    expect(count('redeemAccessCode')).toBe(bySource('access_code'));
+    expect(count('createSubscription')).toBe(bySource('free_plan') + bySource('creator_grant'));
+    expect(count('recordPayment')).toBe((await listAll(service, `/v1/projects/${projectId}/payments`)).length);
+    expect(count('createSubscriber')).toBe(subscriptions.length - bySource('access_code'));
+    // Each member joined the group once, and some left it.
+    const members = await listAll(service, `/v1/projects/${projectId}/members`);
+    expect(count('recordPlatformMembership')).toBe(
+      members.length + members.filter((member) => member.status === 'left').length,
+    );
+    // Dated by the history's clock: the first steps 60 days ago, none after now.
+    const times = entries.map((entry) => Date.parse(entry.occurred_at));
+    expect(Math.min(...times)).toBeLessThan(clock.nowMs() - 55 * DAY_MS);
+    expect(Math.max(...times)).toBeLessThanOrEqual(clock.nowMs());
   });
 
   it('seeds nothing again into the same store', () => {

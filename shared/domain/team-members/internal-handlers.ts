@@ -1,6 +1,7 @@
 import { ProblemError } from '../../errors.js';
 import type { InternalHandlersOf, OperationHandler } from '../../operations/handler.js';
 import { dashboardSessionStore } from '../../store/dashboard-sessions.js';
+import { ensureTeamOwner } from './changes.js';
 import type { teamMembersModule } from './operations.js';
 import { createSignInLinkHandler, registerPasskey, signInWithLink, signInWithPasskey } from './sign-in-handlers.js';
 
@@ -30,4 +31,5 @@ export const teamMembersInternalHandlers = {
   registerPasskey,
   revokeDashboardSession,
   createSignInLink: createSignInLinkHandler,
+  addTeamOwner: async (input, { runtime, principal }) => ensureTeamOwner(runtime, principal.teamId, input),
 } satisfies InternalHandlersOf<typeof teamMembersModule>;

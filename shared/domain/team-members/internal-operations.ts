@@ -1,7 +1,7 @@
 import { AUTHENTICATED, defineInternalOperation } from '../../operations/definition.js';
 import { Timestamp } from '../../schemas/common.js';
 import * as z from '../../schemas/zod.js';
-import { TeamMember } from './schema.js';
+import { InviteTeamMemberRequest, TeamMember } from './schema.js';
 
 /**
  * A team member's dashboard sign-in (DESIGN D21, D35): internal operations with no route or tool, run by
@@ -101,6 +101,20 @@ export const teamMembersInternalOperations = {
     body: z.strictObject({ email: z.string().check(z.minLength(1), z.maxLength(320)) }),
     output: z.object({ path: z.string(), expires_at: Timestamp, member_id: TeamMember.shape.id }),
     events: [],
+    write: true,
+    lockdown: 'exempt',
+  }),
+  addTeamOwner: defineInternalOperation({
+    id: 'addTeamOwner',
+    summary:
+      'Make an address an active member holding the built-in owner role, for a team’s first person, whom nobody can ' +
+      'invite (the demo owner of `npm start`); an address already invited or active is returned unchanged.',
+    tag: 'Team members',
+    ability: 'team-member:invite',
+    teamWide: true,
+    body: z.pick(InviteTeamMemberRequest, { email: true, name: true }),
+    output: TeamMember,
+    events: ['team.member_joined'],
     write: true,
     lockdown: 'exempt',
   }),
