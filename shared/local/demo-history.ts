@@ -5,7 +5,7 @@ import { applyDueDeadlines } from '../deadlines/worker.js';
 import type { Plan } from '../domain/plans/schema.js';
 import { nextDueTrigger, periodEnd } from '../domain/subscriptions/lifecycle.js';
 import type { Subscription } from '../domain/subscriptions/schema.js';
-import { keys } from '../store/keys.js';
+import { deadlineStore } from '../store/deadlines.js';
 import { CAST, castTime, historyStartMs, RENEWAL_DELAY_MS } from './demo-calendar.js';
 import { HOUR_MS } from '../clock.js';
 import type { Payment } from '../domain/payments/schema.js';
@@ -63,7 +63,11 @@ export async function seedDemoHistory(
     if (!due || checks.has(`${subscription.id} ${due.atMs}`)) return;
     checks.add(`${subscription.id} ${due.atMs}`);
     at(due.atMs + 60_000, async () => {
-      const item = await runtime.store.get(keys.deadline(teamId, 'subscription.clock', subscription.id));
+      const item = await deadlineStore.read(runtime.store, {
+        teamId,
+        kind: 'subscription.clock',
+        subjectId: subscription.id,
+      });
       const deadline = item ? deadlineOf(item) : null;
       if (deadline && Date.parse(deadline.dueAt) <= clock.nowMs())
         await DEADLINE_HANDLERS['subscription.clock'](runtime, deadline);

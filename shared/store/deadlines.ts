@@ -29,8 +29,11 @@ export const deadlineStore = {
     });
   },
 
-  /** The stored item of `deadline` (one strongly consistent GetItem), or undefined when it was applied meanwhile. */
-  read(store: Store, deadline: Deadline): Promise<Item | undefined> {
+  /**
+   * The stored item of `deadline` (its team, kind and subject: one strongly consistent GetItem), or undefined when it
+   * was applied meanwhile.
+   */
+  read(store: Store, deadline: Pick<Deadline, 'teamId' | 'kind' | 'subjectId'>): Promise<Item | undefined> {
     return store.get(keys.deadline(deadline.teamId, deadline.kind, deadline.subjectId));
   },
 };
