@@ -50,14 +50,10 @@ async function seedDemoTeam(store: Store, clock: Clock): Promise<{ team: Team; c
  */
 async function seedDemoData(store: Store, clock: Clock, history: boolean): Promise<(() => Promise<number>) | null> {
   const principal = (await operatorPrincipal(store, DEMO_TEAM_ID))!;
-  await demoOperator(storeOnlyRuntime(store, clock, 'The demo seed'), principal)('changeBillingTier', {
-    tier: 'business',
-  });
+  const seedRuntime = storeOnlyRuntime(store, clock, 'The demo seed');
+  await demoOperator(seedRuntime, principal)('changeBillingTier', { tier: 'business' });
   const nowMs = clock.nowMs();
-  const runtime = {
-    ...storeOnlyRuntime(store, clock, 'The demo seed'),
-    clock: manualClock(history ? nowMs - DEMO_HISTORY_DAYS * DAY_MS : nowMs),
-  };
+  const runtime = { ...seedRuntime, clock: manualClock(history ? nowMs - DEMO_HISTORY_DAYS * DAY_MS : nowMs) };
   const operate = demoOperator(runtime, principal);
   const project = await operate<Project>('createProject', {
     name: 'Book club',
