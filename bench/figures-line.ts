@@ -10,7 +10,7 @@ import type { RefusalSeries } from './authentication.js';
 import { SCALE } from './config.js';
 import type { CallScenarioResult } from './measure-calls.js';
 import { round } from './measuring.js';
-import { pairedRatioAtRawPrices } from './report-calls.js';
+import { pairedRatioAtRawPrices, ratioWithTransactionsBySize } from './report-calls.js';
 import type { BroadcastFigures } from './messages.js';
 import type { MetricsFigures } from './metrics.js';
 import type { WebhookFigures } from './part-webhooks.js';
@@ -19,7 +19,6 @@ import type { ReplayResult } from './replay.js';
 import {
   getUpdateRoundTripsMs,
   perCall,
-  roundTripsBySizeMs,
   roundTripsMs,
   type RawRequestLatency,
   type WriteCeiling,
@@ -71,15 +70,7 @@ export function figuresLine(run: RunFigures): string {
         result.latency.p50 / roundTripsMs(perCall(result.commandTotals, result.calls), raw),
         2,
       ),
-      ratio_at_raw_prices_transactions_by_size: round(
-        result.latency.p50 /
-          roundTripsBySizeMs(
-            perCall(result.commandTotals, result.calls),
-            perCall(result.transactionTotals, result.calls),
-            raw,
-          ),
-        2,
-      ),
+      ratio_at_raw_prices_transactions_by_size: round(ratioWithTransactionsBySize(result, raw), 2),
       ratio_at_get_update_prices: round(
         result.latency.p50 / getUpdateRoundTripsMs(perCall(result.commandTotals, result.calls), raw),
         2,

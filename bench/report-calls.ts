@@ -20,6 +20,18 @@ import {
   type WriteCeiling,
 } from './store-baseline.js';
 
+/** A call's p50 ÷ its round trips at the raw p50s of `raw`, each transaction priced at its own size. */
+export function ratioWithTransactionsBySize(result: CallScenarioResult, raw: RawRequestLatency): number {
+  return (
+    result.latency.p50 /
+    roundTripsBySizeMs(
+      perCall(result.commandTotals, result.calls),
+      perCall(result.transactionTotals, result.calls),
+      raw,
+    )
+  );
+}
+
 /**
  * A call's paired p50 ÷ its round trips priced at the raw requests timed in the same rounds (each transaction at its
  * own size): the overhead ratio with the calls and the raw prices meeting the same moments of the machine.
@@ -189,10 +201,7 @@ export function printBaseline(raw: RawRequestLatency, ceiling: WriteCeiling, cal
           round(result.requestsPerCall.mean, 2),
           round(trips, 2),
           round(result.latency.p50 / trips, 2),
-          round(
-            result.latency.p50 / roundTripsBySizeMs(requests, perCall(result.transactionTotals, result.calls), raw),
-            2,
-          ),
+          round(ratioWithTransactionsBySize(result, raw), 2),
           round(result.latency.p50 / getUpdateRoundTripsMs(requests, raw), 2),
           own ? `${round(own.ms, 2)}${own.failures ? ` (${own.failures} failed)` : ''}` : '-',
           own ? round(result.latency.p50 / own.ms, 2) : '-',
