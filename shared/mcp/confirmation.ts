@@ -1,8 +1,8 @@
 /**
- * Confirmation before destructive tool calls and dry runs of bulk ones (DESIGN D5): a `destructiveHint` tool first
- * answers with a plain summary of what it would change, and runs only with the confirmation — on 2026-07-28 an
- * `input_required` elicitation answered by the client, on any revision a `confirm` argument equal to the summary's
- * token. `dry_run: true` returns the summary and changes nothing.
+ * Confirmation before destructive tool calls and dry runs of bulk ones (DESIGN D5): a `destructiveHint` tool (or a
+ * call that disables a webhook endpoint) first answers with a plain summary of what it would change, and runs only
+ * with the confirmation — on 2026-07-28 an `input_required` elicitation answered by the client, on any revision a
+ * `confirm` argument equal to the summary's token. `dry_run: true` returns the summary and changes nothing.
  */
 import { createHmac } from 'node:crypto';
 import { equalInConstantTime } from '../constant-time.js';
@@ -18,6 +18,14 @@ import type { ToolDefinition } from '../catalogues/tools.js';
 
 /** Tools that change many objects in one call: they take `dry_run` without needing a confirmation. */
 const BULK_TOOLS: ReadonlySet<string> = new Set(['generate_access_codes', 'replay_dead_webhook_deliveries']);
+
+/**
+ * Tools not destructive in general (no `destructiveHint`) whose call is with some arguments: it then needs the
+ * confirmation. Disabling a webhook endpoint stops its deliveries until it is enabled again.
+ */
+const DESTRUCTIVE_WITH: Readonly<Record<string, (args: Record<string, unknown>) => boolean>> = {
+  update_webhook_endpoint: (args) => args.is_active === false,
+};
 
 /** The MCP-only arguments of the tools that take them (never part of the operation's input). */
 const EXTRA_ARGUMENTS = z.object({
@@ -44,14 +52,14 @@ export const ChangeSummary = z.object({
 });
 type ChangeSummary = z.output<typeof ChangeSummary>;
 
-/** True when `tool` runs only with a confirmation (its `destructiveHint` annotation). */
-function needsConfirmation(tool: ToolDefinition): boolean {
-  return tool.annotations.destructiveHint === true;
+/** True when a call of `tool` with `args` needs a confirmation: `destructiveHint` or {@link DESTRUCTIVE_WITH}. */
+function needsConfirmation(tool: ToolDefinition, args: Record<string, unknown>): boolean {
+  return tool.annotations.destructiveHint === true || (DESTRUCTIVE_WITH[tool.name]?.(args) ?? false);
 }
 
-/** True when `tool` takes the MCP-only `confirm`/`dry_run` arguments (destructive and bulk tools). */
+/** True when `tool` takes the MCP-only `confirm`/`dry_run` arguments (destructive, bulk and sometimes destructive). */
 export function takesConfirmation(tool: ToolDefinition): boolean {
-  return needsConfirmation(tool) || BULK_TOOLS.has(tool.name);
+  return tool.annotations.destructiveHint === true || BULK_TOOLS.has(tool.name) || tool.name in DESTRUCTIVE_WITH;
 }
 
 /** The published JSON Schema properties of the MCP-only arguments, for the tools of {@link takesConfirmation}. */
@@ -86,6 +94,8 @@ function changesOf(
   if (typeof args.since_hours === 'number') details.push(`every dead delivery of the last ${args.since_hours} hours`);
   if (typeof args.endpoint_id === 'string') details.push(`to endpoint ${args.endpoint_id}`);
   if (typeof args.event_type === 'string') details.push(`of type ${args.event_type}`);
+  if (tool.name === 'update_webhook_endpoint' && args.is_active === false)
+    details.push('and disable it: no deliveries until it is enabled again');
   if (typeof args.reason === 'string') details.push(`(reason: ${args.reason})`);
   const action = tool.title.split(' ')[0];
   return { text: [`${action} ${target}`, ...details].join(' ') + '.', changes };
@@ -148,7 +158,7 @@ export function confirmationGate(
   const summary = summaryOf(tool, args, key, tokenId, dryRun === true);
   if (dryRun === true) return { answer: result(summary, false) };
   const isToken = (value: unknown) => typeof value === 'string' && equalInConstantTime(value, summary.confirm);
-  if (!needsConfirmation(tool) || isToken(confirm)) return { args };
+  if (!needsConfirmation(tool, args) || isToken(confirm)) return { args };
   const answered = acceptedContent<{ confirm?: unknown }>(context.inputResponses, 'confirm');
   if (answered?.confirm === true && isToken(context.requestState())) return { args };
   // A user who saw the question and did not agree gets the refusal, not the question again.

@@ -1,7 +1,8 @@
 /**
- * Confirmation before destructive tool calls: without the confirmation a `destructiveHint` tool changes nothing — a
- * 2026-07-28 client that can answer gets `input_required` with a plain summary, any other client an `isError`
- * VALIDATION_FAILED result naming the `confirm` argument — and with it the tool runs once (idempotent on retry).
+ * Confirmation before destructive tool calls: without the confirmation a `destructiveHint` tool (or a call disabling a
+ * webhook endpoint) changes nothing — a 2026-07-28 client that can answer gets `input_required` with a plain summary,
+ * any other client an `isError` VALIDATION_FAILED result naming the `confirm` argument — and with it the tool runs
+ * once (idempotent on retry).
  * `dry_run` returns the summary of a bulk tool without changing anything. The confirmation token is an HMAC under the
  * team's key on the server: a client cannot compute it without having been shown the summary.
  */
@@ -82,7 +83,7 @@ describe('confirmation before destructive calls', () => {
     const tools = new Map<string, any>(response.json.result.tools.map((tool: any) => [tool.name, tool]));
     for (const definition of TOOL_DEFINITIONS) {
       const properties = Object.keys(tools.get(definition.name).inputSchema.properties ?? {});
-      const gated = definition.annotations.destructiveHint === true;
+      const gated = definition.annotations.destructiveHint === true || definition.name === 'update_webhook_endpoint';
       const bulk = ['generate_access_codes', 'replay_dead_webhook_deliveries'].includes(definition.name);
       expect(properties.includes('confirm'), definition.name).toBe(gated || bulk);
       expect(properties.includes('dry_run'), definition.name).toBe(gated || bulk);
@@ -176,6 +177,37 @@ describe('confirmation before destructive calls', () => {
     const refused = await modernCall('revoke_access_code', { id: codeId });
     expect(refused).toMatchObject({ isError: true, structuredContent: { code: 'VALIDATION_FAILED' } });
     expect(await statusOf(codeId)).toBe('active');
+  });
+
+  it('asks before a webhook endpoint is disabled, not before other changes to it', async () => {
+    const endpoint = (
+      await legacyCall('create_webhook_endpoint', {
+        name: 'Confirmed',
+        url: 'https://receiver.example/hooks',
+        events: ['project.created'],
+      })
+    ).structuredContent;
+    const isActive = async () =>
+      (await legacyCall('get_webhook_endpoint', { id: endpoint.id })).structuredContent.is_active as boolean;
+
+    const renamed = await legacyCall('update_webhook_endpoint', { id: endpoint.id, name: 'Renamed' });
+    expect(renamed.isError).toBeFalsy();
+    expect(renamed.structuredContent).toMatchObject({ name: 'Renamed', is_active: true });
+
+    const refused = await legacyCall('update_webhook_endpoint', { id: endpoint.id, is_active: false });
+    expect(refused).toMatchObject({ isError: true, structuredContent: { code: 'VALIDATION_FAILED' } });
+    expect(refused.structuredContent.detail).toContain(
+      `Update webhook endpoint ${endpoint.id} and disable it: no deliveries until it is enabled again.`,
+    );
+    expect(await isActive()).toBe(true);
+
+    const confirm = /confirm: "(cfm_[^"]+)"/.exec(refused.structuredContent.detail)![1];
+    const disabled = await legacyCall('update_webhook_endpoint', { id: endpoint.id, is_active: false, confirm });
+    expect(disabled.isError).toBeFalsy();
+    expect(await isActive()).toBe(false);
+    // Enabling it again needs no confirmation.
+    expect((await legacyCall('update_webhook_endpoint', { id: endpoint.id, is_active: true })).isError).toBeFalsy();
+    expect(await isActive()).toBe(true);
   });
 
   it('returns the summary of a dry run of a bulk tool and generates nothing', async () => {
