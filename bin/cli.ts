@@ -16,12 +16,12 @@ import { systemClock } from '../shared/clock.js';
 import { localConfig } from '../shared/config.js';
 import { BILLING_TIERS } from '../shared/domain/billing/schema.js';
 import { teamOfToken } from '../shared/domain/tokens/repository.js';
-import { failureOf, ProblemError, toProblem } from '../shared/errors.js';
+import { ProblemError, toProblem } from '../shared/errors.js';
 import { logger } from '../shared/logger.js';
 import type { InternalOperationId, OperationId } from '../shared/operations/registry.js';
 import { storeOnlyRuntime, type Runtime } from '../shared/runtime.js';
 import { createStore, type Store } from '../shared/store/store.js';
-import { runOperation } from '../shared/web/run-operation.js';
+import { runAsOperator } from '../shared/web/run-operation.js';
 
 const USAGE = `Usage: npm run -s cli -- <command> [options]     (-s: no npm banner, so the JSON pipes into jq)
 
@@ -84,13 +84,7 @@ async function operate<T>(
 ): Promise<T> {
   // Every handler of the domain: loaded by the commands that run one, not by `--help`.
   const { handlerOf } = await import('../shared/domain/handlers.js');
-  const outcome = await runOperation<T>(operatorRuntime(), principal, operationId, input, {
-    requestId: randomUUID(),
-    handler: handlerOf(operationId),
-    surface: 'operator',
-  });
-  if (outcome.ok) return outcome.result;
-  throw failureOf(outcome);
+  return runAsOperator<T>(operatorRuntime(), principal, operationId, input, handlerOf(operationId));
 }
 
 /** The operator's principal for existing team `teamId`; NOT_FOUND when there is no such team (deleted ones count). */

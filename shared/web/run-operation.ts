@@ -1,6 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import type { Principal } from '../auth/principal.js';
 import type { ActivitySurface } from '../domain/activity/schema.js';
-import { ProblemError, fieldErrors, type ProblemDocument } from '../errors.js';
+import { failureOf, ProblemError, fieldErrors, type ProblemDocument } from '../errors.js';
 import { parseIdempotencyKey } from '../limits/idempotency.js';
 import { isWrite } from '../operations/definition.js';
 import type { AnyHandler } from '../operations/handler.js';
@@ -81,4 +82,25 @@ export async function runOperation<T = unknown>(
   return outcome.ok
     ? { ok: true, result: outcome.result as T, replayed: outcome.replayed }
     : { ok: false, problem: outcome.problem, cause: outcome.cause };
+}
+
+/**
+ * Runs `operationId` as the operator (`principal` from `operatorPrincipal`, or null for a team to be created) through
+ * the pipeline with surface `operator` (DESIGN §5, D35): the team's activity log gets the entry. Resolves the result;
+ * throws the problem as a ProblemError, or the unexpected error behind it.
+ */
+export async function runAsOperator<T>(
+  runtime: Runtime,
+  principal: Principal | null,
+  operationId: OperationId | InternalOperationId,
+  input: Record<string, unknown>,
+  handler: AnyHandler,
+): Promise<T> {
+  const outcome = await runOperation<T>(runtime, principal, operationId, input, {
+    requestId: randomUUID(),
+    handler,
+    surface: 'operator',
+  });
+  if (outcome.ok) return outcome.result;
+  throw failureOf(outcome);
 }
